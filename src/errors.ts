@@ -1,0 +1,96 @@
+// One class per failure kind; each knows its exit code (see the contract's exit-code table).
+// `message` says what happened, `hint` what to do next. Neither ever holds an API key.
+
+export interface ErrorDetails {
+  hint?: string;
+  /** The HTTP status, when the server answered. */
+  status?: number;
+  /** Seconds to wait before retrying, when known. */
+  retryAfter?: number;
+  /** When the quota resets, as an ISO date, when known. */
+  resetAt?: string;
+  cause?: unknown;
+}
+
+export abstract class PetsError extends Error {
+  abstract readonly exitCode: number;
+  readonly hint: string | undefined;
+  readonly status: number | undefined;
+  readonly retryAfter: number | undefined;
+  readonly resetAt: string | undefined;
+
+  constructor(
+    readonly code: string,
+    message: string,
+    details: ErrorDetails = {},
+  ) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.hint = details.hint;
+    this.status = details.status;
+    this.retryAfter = details.retryAfter;
+    this.resetAt = details.resetAt;
+  }
+}
+
+/** Exit 1: a failure not listed elsewhere, such as a 400 from the server. */
+export class RequestFailedError extends PetsError {
+  readonly exitCode = 1;
+}
+
+/** Exit 2: bad flag or value, or missing setup. Nothing was sent. */
+export class UsageError extends PetsError {
+  readonly exitCode = 2;
+  constructor(message: string, details: ErrorDetails = {}, code = 'usage_error') {
+    super(code, message, details);
+  }
+}
+
+/** Exit 2: the config file cannot be read. Its content is never quoted: it holds keys. */
+export class ConfigFileError extends UsageError {
+  constructor(
+    readonly path: string,
+    problem: string,
+  ) {
+    super(
+      `the config file ${path} ${problem}`,
+      {
+        hint: `Fix or delete ${path}, then run \`pets profile set\` and \`pets auth login\` again.`,
+      },
+      'config_unreadable',
+    );
+  }
+}
+
+/** Exit 3: the server answered 404. */
+export class NotFoundError extends PetsError {
+  readonly exitCode = 3;
+}
+
+/** Exit 4: no key, or the server answered 401. */
+export class AuthError extends PetsError {
+  readonly exitCode = 4;
+}
+
+/** Exit 5: rate limited beyond what this command may wait. */
+export class RateLimitError extends PetsError {
+  readonly exitCode = 5;
+}
+
+/** Exit 6: no response: refused, reset, timed out. */
+export class NetworkError extends PetsError {
+  readonly exitCode = 6;
+}
+
+/** Exit 7: the server answered 5xx, or an answer that breaks the contract. */
+export class ServerError extends PetsError {
+  readonly exitCode = 7;
+}
+
+/** Exit 130: interrupted by the user. */
+export class InterruptedError extends PetsError {
+  readonly exitCode = 130;
+  constructor() {
+    super('interrupted', 'interrupted');
+  }
+}

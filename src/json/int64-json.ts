@@ -1,0 +1,186 @@
+// JSON that keeps int64 exact. Node 20's JSON.parse turns 9007199254740993 into
+// 9007199254740992 and has no source-text access in its reviver, so integers that are not
+// safe in a double are parsed here as bigint, and bigint is written back as bare digits.
+
+export type JsonValue =
+  null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
+
+export class JsonSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
+    super(message);
+    this.name = 'JsonSyntaxError';
+  }
+}
+
+const MAX_DEPTH = 512;
+const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
+
+/** Parses JSON text; integers outside ±(2^53-1) become bigint. Errors never quote the input. */
+export function parseJson(text: string): JsonValue {
+  let pos = 0;
+
+  const fail = (what: string): never => {
+    throw new JsonSyntaxError(`${what} at position ${pos}`, pos);
+  };
+
+  const skipWhitespace = () => {
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
+      pos++;
+    }
+  };
+
+  const parseValue = (depth: number): JsonValue => {
+    if (depth > MAX_DEPTH) fail('nesting too deep');
+    skipWhitespace();
+    const c = text[pos];
+    if (c === '{') return parseObject(depth);
+    if (c === '[') return parseArray(depth);
+    if (c === '"') return parseString();
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return parseNumber();
+    for (const [word, value] of LITERALS) {
+      if (text.startsWith(word, pos)) {
+        pos += word.length;
+        return value;
+      }
+    }
+    return fail(c === undefined ? 'unexpected end of input' : 'unexpected character');
+  };
+
+  const parseObject = (depth: number): JsonValue => {
+    const result: { [key: string]: JsonValue } = {};
+    pos++;
+    skipWhitespace();
+    if (text[pos] === '}') return (pos++, result);
+    for (;;) {
+      skipWhitespace();
+      if (text[pos] !== '"') fail('expected a property name');
+      const key = parseString();
+      skipWhitespace();
+      if (text[pos] !== ':') fail("expected ':'");
+      pos++;
+      // defineProperty keeps a "__proto__" key as data instead of changing the prototype.
+      Object.defineProperty(result, key, {
+        value: parseValue(depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      skipWhitespace();
+      const next = text[pos++];
+      if (next === '}') return result;
+      if (next !== ',') fail("expected ',' or '}'");
+    }
+  };
+
+  const parseArray = (depth: number): JsonValue => {
+    const result: JsonValue[] = [];
+    pos++;
+    skipWhitespace();
+    if (text[pos] === ']') return (pos++, result);
+    for (;;) {
+      result.push(parseValue(depth + 1));
+      skipWhitespace();
+      const next = text[pos++];
+      if (next === ']') return result;
+      if (next !== ',') fail("expected ',' or ']'");
+    }
+  };
+
+  // Finds the closing quote, then lets JSON.parse decode the escapes of that one token.
+  const parseString = (): string => {
+    const start = pos++;
+    for (;;) {
+      const c = text.charCodeAt(pos);
+      if (Number.isNaN(c)) fail('unterminated string');
+      if (c < 0x20) fail('control character in string');
+      pos += c === 0x5c ? 2 : 1;
+      if (c === 0x22) break;
+    }
+    try {
+      return JSON.parse(text.slice(start, pos)) as string;
+    } catch {
+      pos = start;
+      return fail('invalid escape in string');
+    }
+  };
+
+  const parseNumber = (): number | bigint => {
+    NUMBER_TOKEN.lastIndex = pos;
+    const match = NUMBER_TOKEN.exec(text);
+    if (!match) return fail('invalid number');
+    const [token, fraction, exponent] = match;
+    pos += token.length;
+    if (fraction !== undefined || exponent !== undefined) return Number(token);
+    const asNumber = Number(token);
+    return Number.isSafeInteger(asNumber) ? asNumber : BigInt(token);
+  };
+
+  const value = parseValue(0);
+  skipWhitespace();
+  if (pos !== text.length) fail('unexpected data after the JSON value');
+  return value;
+}
+
+const LITERALS: ReadonlyArray<readonly [string, JsonValue]> = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+];
+
+// Characters JSON.stringify leaves raw that a terminal or editor would act on:
+// DEL, C1 controls, bidi controls and the JavaScript line separators.
+const UNSAFE_FOR_TERMINALS =
+  /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+function quote(text: string): string {
+  return JSON.stringify(text).replace(
+    UNSAFE_FOR_TERMINALS,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
+ * Serialises like JSON.stringify (undefined members are dropped), writing bigint as bare
+ * digits and escaping control and bidi characters, so the output is exact JSON that is also
+ * safe to print on a terminal.
+ */
+export function stringifyJson(value: unknown, indent = 0): string {
+  const pad = ' '.repeat(indent);
+  const write = (v: unknown, depth: string): string | undefined => {
+    if (v === null) return 'null';
+    switch (typeof v) {
+      case 'string':
+        return quote(v);
+      case 'bigint':
+        return v.toString();
+      case 'number':
+        return Number.isFinite(v) ? String(v) : 'null';
+      case 'boolean':
+        return String(v);
+      case 'object': {
+        const inner = depth + pad;
+        const open = indent ? `\n${inner}` : '';
+        const close = indent ? `\n${depth}` : '';
+        const sep = indent ? `,\n${inner}` : ',';
+        if (Array.isArray(v)) {
+          if (v.length === 0) return '[]';
+          return `[${open}${v.map((item) => write(item, inner) ?? 'null').join(sep)}${close}]`;
+        }
+        const members: string[] = [];
+        for (const [key, member] of Object.entries(v)) {
+          const written = write(member, inner);
+          if (written !== undefined) members.push(`${quote(key)}:${indent ? ' ' : ''}${written}`);
+        }
+        return members.length ? `{${open}${members.join(sep)}${close}}` : '{}';
+      }
+      default:
+        return undefined;
+    }
+  };
+  return write(value, '') ?? 'null';
+}

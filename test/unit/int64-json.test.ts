@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { JsonSyntaxError, parseJson, stringifyJson } from '../../src/json/int64-json.js';
+
+describe('parseJson', () => {
+  it('keeps integers beyond 2^53 exact as bigint', () => {
+    const parsed = parseJson('{"id":9007199254740993,"categoryId":-9223372036854775808}');
+    expect(parsed).toEqual({ id: 9007199254740993n, categoryId: -9223372036854775808n });
+  });
+
+  it('keeps safe integers and fractions as numbers', () => {
+    expect(parseJson('[1,-2,9007199254740991,1.5,2e3,-0.25]')).toEqual([
+      1, -2, 9007199254740991, 1.5, 2000, -0.25,
+    ]);
+  });
+
+  it.each([
+    ['null', null],
+    ['true', true],
+    ['false', false],
+    ['"a\\u001bb\\n\\"q\\""', 'a\u001bb\n"q"'],
+    ['  {"a" : [ ] , "b":{}}  ', { a: [], b: {} }],
+    ['"日本語 🐶"', '日本語 🐶'],
+  ])('parses %s like JSON.parse', (text, expected) => {
+    expect(parseJson(text)).toEqual(expected);
+  });
+
+  it('keeps a "__proto__" key as data', () => {
+    const parsed = parseJson('{"__proto__":{"polluted":true}}') as Record<string, unknown>;
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.keys(parsed)).toEqual(['__proto__']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([
+    '',
+    '{',
+    '[1,]',
+    '{"a":1,}',
+    '01',
+    '1.',
+    '"unterminated',
+    '"raw\u0001control"',
+    '"bad \\x escape"',
+    'nul',
+    '[1] [2]',
+    '{"a" 1}',
+  ])('rejects %j without quoting the input', (text) => {
+    expect(() => parseJson(text)).toThrow(JsonSyntaxError);
+    try {
+      parseJson(`{"secret":"sk_live_canary", "x": ${text}`);
+    } catch (error) {
+      expect((error as Error).message).not.toContain('sk_live_canary');
+    }
+  });
+
+  it('refuses nesting deep enough to exhaust the stack', () => {
+    expect(() => parseJson('['.repeat(10_000) + ']'.repeat(10_000))).toThrow(/nesting too deep/);
+  });
+
+  it('parses a long string quickly and exactly', () => {
+    const long = 'x'.repeat(1_000_000);
+    expect(parseJson(JSON.stringify({ long }))).toEqual({ long });
+  });
+});
+
+describe('stringifyJson', () => {
+  it('writes bigint as bare digits', () => {
+    expect(stringifyJson({ id: 9007199254740993n, n: 1 })).toBe('{"id":9007199254740993,"n":1}');
+  });
+
+  it('round-trips through parseJson exactly', () => {
+    const text =
+      '[{"id":9223372036854775807,"name":"Rex","categoryId":9007199254740993,"status":"sold"}]';
+    expect(stringifyJson(parseJson(text))).toBe(text);
+  });
+
+  it('matches JSON.stringify for plain values, indented or not', () => {
+    const value = { a: [1, 'two', { three: null }], b: true, c: {}, d: [], e: undefined, f: 'ü' };
+    expect(stringifyJson(value)).toBe(JSON.stringify(value));
+    expect(stringifyJson(value, 2)).toBe(JSON.stringify(value, null, 2));
+  });
+
+  it('escapes DEL, C1 and bidi controls that JSON.stringify leaves raw', () => {
+    const json = stringifyJson({ name: 'a\u007f\u009b\u202e\u2066\u2028b\u001b' });
+    expect(json).toBe('{"name":"a\\u007f\\u009b\\u202e\\u2066\\u2028b\\u001b"}');
+    expect(JSON.parse(json)).toEqual({ name: 'a\u007f\u009b\u202e\u2066\u2028b\u001b' });
+  });
+
+  it('cannot be fooled by strings that look like bigint placeholders', () => {
+    const name = '\u0000bigint:0\u0000';
+    expect(JSON.parse(stringifyJson({ id: 5n, name }))).toEqual({ id: 5, name });
+  });
+});
