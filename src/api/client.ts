@@ -1,0 +1,214 @@
+import {
+  AuthError,
+  NotFoundError,
+  PetsError,
+  RateLimitError,
+  RequestFailedError,
+  ServerError,
+} from '../errors.js';
+import { parseRetryAfter } from '../http/retry-after.js';
+import { parseRateLimit } from '../http/rate-limit-headers.js';
+import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
+import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
+import type { NewPet, Pet, PetStatus } from './contract.js';
+import { ContractViolation, readErrorBody, readPet, readPets } from './validate.js';
+
+/** Where requests go and as whom: the resolved profile. */
+export interface ApiTarget {
+  profile: string;
+  baseUrl: string;
+  apiKey: string;
+  keySource: 'environment' | 'profile';
+}
+
+export interface PetsApiOptions {
+  target: ApiTarget;
+  send: HttpSender;
+  userAgent: string;
+  now: () => number;
+}
+
+export interface ListQuery {
+  limit?: number;
+  status?: PetStatus;
+}
+
+/** What the server said about the deprecated operation, as it said it. */
+export interface DeprecationHeaders {
+  deprecation?: string;
+  sunset?: string;
+  link?: string;
+}
+
+export interface GetPetResult {
+  pet: Pet;
+  deprecation: DeprecationHeaders;
+}
+
+/** The three operations of the Animal Store API v1, with every answer checked against the contract. */
+export class PetsApi {
+  constructor(private readonly options: PetsApiOptions) {}
+
+  async listPets(query: ListQuery, signal?: AbortSignal): Promise<Pet[]> {
+    const params = new URLSearchParams();
+    if (query.limit !== undefined) params.set('limit', String(query.limit));
+    if (query.status !== undefined) params.set('status', query.status);
+    const search = params.size ? `?${params}` : '';
+    const { body, url } = await this.call('GET', `/pets${search}`, undefined, signal);
+    return this.checked('GET', url, () => readPets(body));
+  }
+
+  async createPet(pet: NewPet, signal?: AbortSignal): Promise<Pet> {
+    const { body, url } = await this.call('POST', '/pets', pet, signal);
+    return this.checked('POST', url, () => readPet(body));
+  }
+
+  async getPet(id: bigint, signal?: AbortSignal): Promise<GetPetResult> {
+    const { body, url, response } = await this.call('GET', `/pets/${id}`, undefined, signal);
+    const pet = this.checked('GET', url, () => readPet(body));
+    const deprecation: DeprecationHeaders = {};
+    for (const name of ['deprecation', 'sunset', 'link'] as const) {
+      const value = headerValue(response.headers, name);
+      if (value !== undefined) deprecation[name] = value;
+    }
+    return { pet, deprecation };
+  }
+
+  private async call(method: HttpMethod, path: string, payload: unknown, signal?: AbortSignal) {
+    const { target, userAgent } = this.options;
+    const url = joinUrl(target.baseUrl, path);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: `Bearer ${target.apiKey}`,
+      'user-agent': userAgent,
+    };
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    const response = await this.options.send({
+      method,
+      url,
+      headers,
+      body: payload === undefined ? undefined : stringifyJson(payload),
+      signal,
+    });
+    if (response.status < 200 || response.status > 299) {
+      throw this.errorFor(method, url, response);
+    }
+    const body = this.checked(method, url, () => parseJson(response.text));
+    return { body, url, response };
+  }
+
+  /** Runs a contract check, turning a violation into exit 7 that names the request. */
+  private checked<T>(method: HttpMethod, url: string, check: () => T): T {
+    try {
+      return check();
+    } catch (error) {
+      if (error instanceof ContractViolation || error instanceof JsonSyntaxError) {
+        const what =
+          error instanceof JsonSyntaxError ? 'is not valid JSON' : 'breaks the API contract';
+        throw new ServerError(
+          'bad_response',
+          `${method} ${url}: the answer ${what}: ${error.message}`,
+          {
+            hint: 'Check that the base URL points at the Animal Store API v1.',
+          },
+        );
+      }
+      throw error;
+    }
+  }
+
+  private errorFor(method: HttpMethod, url: string, response: HttpResponse): PetsError {
+    const { status } = response;
+    const serverError = parseErrorBody(response.text);
+    const said = serverError ? `: ${serverError.message}` : '';
+    const code = serverError?.code;
+    const request = `${method} ${url}`;
+
+    if (status === 401) {
+      const { profile, keySource } = this.options.target;
+      return new AuthError(
+        code ?? 'unauthorized',
+        `the server rejected the API key of profile "${profile}" (401)${said}`,
+        {
+          status,
+          hint:
+            keySource === 'environment'
+              ? "PETS_API_KEY is set and overrides the profile's key: check or unset it."
+              : `Run \`pets auth login --profile ${profile}\` to store a valid key.`,
+        },
+      );
+    }
+    if (status === 404) {
+      return new NotFoundError(code ?? 'not_found', `${request}: not found (404)${said}`, {
+        status,
+      });
+    }
+    if (status === 429) return this.rateLimited(request, response, code, said);
+    if (status >= 500) {
+      return new ServerError(
+        code ?? 'server_error',
+        `${request}: the server failed (${status})${said}`,
+        {
+          status,
+          hint: 'Try again later.',
+        },
+      );
+    }
+    if (status >= 300 && status < 400) {
+      const location = headerValue(response.headers, 'location');
+      return new ServerError(
+        'unexpected_redirect',
+        `${request}: the server redirected (${status})${location ? ` to ${location}` : ''}`,
+        {
+          status,
+          hint: "pets does not follow redirects, so the key never goes to another address: fix the profile's base URL.",
+        },
+      );
+    }
+    return new RequestFailedError(
+      code ?? 'request_failed',
+      `${request} was rejected (${status})${said}`,
+      { status },
+    );
+  }
+
+  private rateLimited(
+    request: string,
+    response: HttpResponse,
+    code: string | undefined,
+    said: string,
+  ) {
+    const now = this.options.now();
+    const waitMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), now);
+    const quota = parseRateLimit(response.headers, now);
+    const retryAfter = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
+    const resetAt = quota?.remaining === 0 ? new Date(quota.resetAtMs).toISOString() : undefined;
+    const when =
+      retryAfter !== undefined
+        ? `retry in ${retryAfter} s, at ${new Date(now + retryAfter * 1000).toLocaleTimeString()}`
+        : resetAt !== undefined
+          ? `the quota resets at ${new Date(resetAt).toLocaleTimeString()}`
+          : 'the server did not say when to retry';
+    return new RateLimitError(code ?? 'rate_limited', `${request}: rate limited (429)${said}`, {
+      status: 429,
+      retryAfter,
+      resetAt,
+      hint: `Wait before sending again, or the key may be banned: ${when}.`,
+    });
+  }
+}
+
+function parseErrorBody(text: string) {
+  let body: JsonValue;
+  try {
+    body = parseJson(text);
+  } catch {
+    return undefined;
+  }
+  return readErrorBody(body);
+}
+
+/** Joins a base URL that may or may not end in a slash with an absolute API path. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return baseUrl.replace(/\/+$/, '') + path;
+}

@@ -1,0 +1,34 @@
+import { RATE_LIMIT_HEADERS } from '../api/contract.js';
+import { headerValue, type HttpSender } from './types.js';
+
+/** Wraps a sender so each attempt is written to `write` for --debug. The key is never shown. */
+export function tracingSender(
+  send: HttpSender,
+  write: (line: string) => void,
+  now: () => number,
+): HttpSender {
+  return async (request) => {
+    const started = now();
+    const headers = Object.entries(request.headers)
+      .map(([name, value]) => `${name}: ${name === 'authorization' ? 'Bearer ***' : value}`)
+      .join('; ');
+    write(`> ${request.method} ${request.url} (${headers})`);
+    try {
+      const response = await send(request);
+      const quota = Object.values(RATE_LIMIT_HEADERS)
+        .map((name) => `${name}=${headerValue(response.headers, name) ?? '-'}`)
+        .join(' ');
+      const retryAfter = headerValue(response.headers, 'retry-after');
+      write(
+        `< ${response.status} in ${now() - started} ms; ${quota}` +
+          (retryAfter === undefined ? '' : ` retry-after=${retryAfter}`),
+      );
+      return response;
+    } catch (error) {
+      write(
+        `< failed after ${now() - started} ms: ${error instanceof Error ? error.message : String(error)}`,
+      );
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,120 @@
+import { Agent, request } from 'undici';
+import { InterruptedError, NetworkError, ServerError } from '../errors.js';
+import type { HttpRequest, HttpResponse, HttpSender } from './types.js';
+
+export interface TransportOptions {
+  /** Per-request limit covering connect, headers and body. */
+  timeoutMs: number;
+  /** Larger bodies are refused: a broken or hostile server must not exhaust memory. */
+  maxBodyBytes: number;
+}
+
+export interface Transport {
+  send: HttpSender;
+  close(): Promise<void>;
+}
+
+// Failures that happen before a byte of the request can have left this machine, so even a
+// POST is known not to have reached the server.
+const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Sends requests over one keep-alive undici Agent. Redirects are never followed. */
+export function createTransport(options: TransportOptions): Transport {
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    connect: { timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+
+  async function send(req: HttpRequest): Promise<HttpResponse> {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    try {
+      const response = await request(req.url, {
+        dispatcher: agent,
+        method: req.method,
+        headers: req.headers,
+        body: req.body,
+        signal,
+      });
+      const text = await readBody(response.body, response.headers, options.maxBodyBytes, req);
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      if (req.signal?.aborted) throw new InterruptedError();
+      if (error instanceof ServerError) throw error;
+      throw networkError(req, error, timeout.aborted, options.timeoutMs);
+    }
+  }
+
+  return { send, close: () => agent.close() };
+}
+
+async function readBody(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  headers: HttpResponse['headers'],
+  maxBytes: number,
+  req: HttpRequest,
+): Promise<string> {
+  const tooLarge = () => {
+    body.destroy();
+    return new ServerError(
+      'response_too_large',
+      `${req.method} ${req.url}: the response is larger than ${formatBytes(maxBytes)}`,
+      { hint: 'Check that the base URL points at the Animal Store API.' },
+    );
+  };
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function networkError(
+  req: HttpRequest,
+  error: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+): NetworkError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const reason = timedOut
+    ? `no response within ${timeoutMs / 1000} s`
+    : typeof code === 'string'
+      ? code
+      : error instanceof Error
+        ? error.message
+        : 'unknown network error';
+  const neverConnected = !timedOut && typeof code === 'string' && NEVER_CONNECTED.has(code);
+  const mayHaveArrived = req.method === 'POST' && !neverConnected;
+  return new NetworkError(
+    timedOut ? 'timeout' : 'network_error',
+    `${req.method} ${req.url} failed: ${reason}` +
+      (mayHaveArrived
+        ? '. The request may have reached the server: the pet may have been created'
+        : ''),
+    {
+      hint: mayHaveArrived
+        ? 'Check with `pets list` before adding it again.'
+        : "Check the network and the profile's base URL, then try again; raise --timeout for a slow server.",
+      cause: error,
+    },
+  );
+}
+
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
+}

@@ -1,0 +1,27 @@
+// The seam between the API client and the network. The client builds HttpRequests; a sender
+// delivers them. Today the sender is the undici transport; the rate gate wraps it later
+// without the client noticing.
+
+export type HttpMethod = 'GET' | 'POST';
+
+export interface HttpRequest {
+  method: HttpMethod;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+export type HttpSender = (request: HttpRequest) => Promise<HttpResponse>;
+
+/** A header's first value; undici gives repeated headers as arrays. */
+export function headerValue(headers: HttpResponse['headers'], name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
