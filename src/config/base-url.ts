@@ -1,0 +1,39 @@
+import { UsageError } from '../errors.js';
+
+const LOOPBACK_NAMES = new Set(['localhost', '[::1]']);
+
+function isLoopback(hostname: string): boolean {
+  return (
+    LOOPBACK_NAMES.has(hostname) ||
+    hostname.endsWith('.localhost') ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
+  );
+}
+
+/**
+ * Checks a base URL: https anywhere, plain http only to this machine, since the key travels in
+ * every request. Returns it without a trailing slash.
+ */
+export function checkBaseUrl(text: string, origin: string): string {
+  const refuse = (why: string) =>
+    new UsageError(`${origin}: ${why}`, {
+      hint: "Give the API's address ending in /v1, e.g. https://api.example.com/v1.",
+    });
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw refuse('is not a URL');
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+    throw refuse(
+      url.protocol === 'http:'
+        ? 'plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); use https'
+        : `must start with https:// (got ${url.protocol}//)`,
+    );
+  }
+  // A password in the URL would sit in argv and in the config file; keys go through `auth login`.
+  if (url.username || url.password) throw refuse('must not contain a user name or password');
+  if (url.search || url.hash) throw refuse('must not contain a query or a fragment');
+  return url.href.replace(/\/+$/, '');
+}

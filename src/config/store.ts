@@ -1,0 +1,135 @@
+import { chmod, mkdir, rm, stat } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Conf from 'conf';
+import { ConfigFileError, UsageError } from '../errors.js';
+
+export interface Profile {
+  baseUrl?: string;
+  apiKey?: string;
+}
+
+export interface ConfigData {
+  activeProfile: string;
+  profiles: Record<string, Profile>;
+}
+
+export const BUILT_IN_PROFILES = ['production', 'staging'] as const;
+const DEFAULT_PROFILE = 'production';
+
+export interface ConfigStore {
+  readonly path: string;
+  read(): ConfigData;
+  /** Read-modify-write under a lock file, so concurrent `pets` processes do not lose updates. */
+  update<T>(change: (data: ConfigData) => T): Promise<T>;
+}
+
+export function checkProfileName(name: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(name)) {
+    throw new UsageError(`"${name}" is not a valid profile name`, {
+      hint: 'Use letters, digits, "-" and "_", starting with a letter or digit.',
+    });
+  }
+  return name;
+}
+
+/** Opens the config in `dir` (created 0700), stored by conf with file mode 0600. */
+export function openConfigStore(dir: string): ConfigStore {
+  const path = join(dir, 'config.json');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let conf: Conf<Record<string, unknown>>;
+  try {
+    conf = new Conf({ cwd: dir, configName: 'config', configFileMode: 0o600, projectSuffix: '' });
+  } catch {
+    // conf's parse error quotes the file, keys included: say only where the problem is.
+    throw new ConfigFileError(path, 'is not valid JSON');
+  }
+
+  const read = (): ConfigData => {
+    let raw: Record<string, unknown>;
+    try {
+      raw = conf.store;
+    } catch {
+      throw new ConfigFileError(path, 'is not valid JSON');
+    }
+    return normalize(raw, path);
+  };
+
+  const update = async <T>(change: (data: ConfigData) => T): Promise<T> => {
+    const release = await lock(`${path}.lock`);
+    try {
+      const data = read();
+      const result = change(data);
+      conf.store = { ...data };
+      await chmod(path, 0o600);
+      return result;
+    } finally {
+      await release();
+    }
+  };
+
+  return { path, read, update };
+}
+
+// conf spreads whatever JSON it read into an object (a string becomes {"0": …}), so unknown
+// top-level keys mean the file is not ours. __internal__ is conf's own bookkeeping.
+const TOP_LEVEL_KEYS = new Set(['activeProfile', 'profiles', '__internal__']);
+
+function normalize(raw: Record<string, unknown>, path: string): ConfigData {
+  const { activeProfile = DEFAULT_PROFILE, profiles = {} } = raw;
+  if (
+    Object.keys(raw).some((key) => !TOP_LEVEL_KEYS.has(key)) ||
+    typeof activeProfile !== 'string' ||
+    typeof profiles !== 'object' ||
+    profiles === null ||
+    Array.isArray(profiles)
+  ) {
+    throw new ConfigFileError(path, 'does not hold pets settings');
+  }
+  const checked: Record<string, Profile> = {};
+  for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
+    if (typeof value !== 'object' || value === null) {
+      throw new ConfigFileError(path, `has a broken entry for profile "${name}"`);
+    }
+    const { baseUrl, apiKey } = value as Record<string, unknown>;
+    if (
+      (baseUrl !== undefined && typeof baseUrl !== 'string') ||
+      (apiKey !== undefined && typeof apiKey !== 'string')
+    ) {
+      throw new ConfigFileError(path, `has a broken entry for profile "${name}"`);
+    }
+    checked[name] = { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
+  }
+  for (const name of BUILT_IN_PROFILES) checked[name] ??= {};
+  return { activeProfile, profiles: checked };
+}
+
+const LOCK_WAIT_MS = 5_000;
+const LOCK_STALE_MS = 30_000;
+
+// mkdir is atomic on every file system Node supports, so it serves as a cross-process mutex.
+async function lock(lockPath: string): Promise<() => Promise<void>> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      await mkdir(lockPath, { mode: 0o700 });
+      return () => rm(lockPath, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const age = await stat(lockPath).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
+    if (age > LOCK_STALE_MS) {
+      await rm(lockPath, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new UsageError(`the config is locked by another pets process (${lockPath})`, {
+        hint: 'Wait for it to finish; if none is running, delete that folder.',
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
+  }
+}
