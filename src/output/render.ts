@@ -1,0 +1,96 @@
+import Table from 'cli-table3';
+import type { ChalkInstance } from 'chalk';
+import type { Pet, PetStatus } from '../api/contract.js';
+import { stringifyJson } from '../json/int64-json.js';
+import type { OutputMode } from './mode.js';
+import { escapeForTerminal } from './terminal-text.js';
+
+/** A column of a table or TSV: its title, its plain text, and optionally how a terminal colours it. */
+export interface Column<T> {
+  title: string;
+  text(row: T): string;
+  color?(row: T, text: string, colors: ChalkInstance): string;
+}
+
+/** Rows as a table (terminal) or tab-separated lines with a header (pipe). Cell text is escaped. */
+export function renderRows<T>(
+  columns: readonly Column<T>[],
+  rows: readonly T[],
+  mode: Exclude<OutputMode, 'json'>,
+  colors: ChalkInstance,
+): string {
+  if (mode === 'tsv') {
+    // escapeForTerminal turns tabs and newlines into \u0009 and \u000a, so a value can never
+    // split a row or a column.
+    const lines = [
+      columns.map((column) => column.title),
+      ...rows.map((row) => columns.map((column) => escapeForTerminal(column.text(row)))),
+    ];
+    return `${lines.map((cells) => cells.join('\t')).join('\n')}\n`;
+  }
+  // cli-table3 colours headers even in a pipe unless its style is emptied; colour is ours.
+  const table = new Table({
+    head: columns.map((column) => colors.bold(column.title)),
+    style: { head: [], border: [] },
+    // No rule between rows: a long list should fill the screen with pets, not lines.
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+  });
+  for (const row of rows) {
+    table.push(
+      columns.map((column) => {
+        const text = escapeForTerminal(column.text(row));
+        return column.color ? column.color(row, text, colors) : text;
+      }),
+    );
+  }
+  return `${table.toString()}\n`;
+}
+
+/** Pretty JSON for a person at a terminal, one line for a program. */
+export function renderJson(value: unknown, stdoutIsTTY: boolean): string {
+  return `${stringifyJson(value, stdoutIsTTY ? 2 : 0)}\n`;
+}
+
+/** Label and value pairs, one per line: aligned on a terminal, tab-separated in a pipe. */
+export function renderFields(
+  fields: ReadonlyArray<readonly [string, string]>,
+  mode: Exclude<OutputMode, 'json'>,
+  colors: ChalkInstance,
+): string {
+  const width = Math.max(...fields.map(([label]) => label.length));
+  return fields
+    .map(([label, value]) =>
+      mode === 'tsv'
+        ? `${label}\t${escapeForTerminal(value)}\n`
+        : `${colors.bold(label.padEnd(width))}  ${escapeForTerminal(value)}\n`,
+    )
+    .join('');
+}
+
+const STATUS_COLORS: Record<PetStatus, (colors: ChalkInstance, text: string) => string> = {
+  available: (colors, text) => colors.green(text),
+  pending: (colors, text) => colors.yellow(text),
+  sold: (colors, text) => colors.dim(text),
+};
+
+export const PET_COLUMNS: readonly Column<Pet>[] = [
+  { title: 'ID', text: (pet) => String(pet.id) },
+  { title: 'NAME', text: (pet) => pet.name },
+  { title: 'CATEGORY', text: (pet) => String(pet.categoryId) },
+  {
+    title: 'STATUS',
+    text: (pet) => pet.status ?? '',
+    color: (pet, text, colors) => (pet.status ? STATUS_COLORS[pet.status](colors, text) : text),
+  },
+];
+
+export function renderPets(
+  pets: readonly Pet[],
+  mode: OutputMode,
+  colors: ChalkInstance,
+  stdoutIsTTY: boolean,
+): string {
+  if (mode === 'json') return renderJson(pets, stdoutIsTTY);
+  if (pets.length === 0) return '';
+  return renderRows(PET_COLUMNS, pets, mode, colors);
+}
