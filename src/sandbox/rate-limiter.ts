@@ -1,0 +1,125 @@
+import { FixedWindow } from './fixed-window.js';
+import type { PlanLimits } from './plans.js';
+
+const MINUTE_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** What the X-RateLimit-* headers report. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  resetsAt: number;
+}
+
+export interface BanPolicy {
+  /** Requests sent during a cooldown that get the key banned. */
+  strikesBeforeBan: number;
+  banMs: number;
+}
+
+export type Admission =
+  | { outcome: 'admitted'; state: RateLimitState | undefined }
+  | {
+      outcome: 'rate_limited';
+      state: RateLimitState | undefined;
+      retryAt: number;
+      /** e.g. "60 requests per minute"; absent for a request sent during a cooldown. */
+      exceeded: string | undefined;
+      /** Requests sent during the current cooldown, this one included. */
+      strikes: number;
+      strikesBeforeBan: number;
+    }
+  | { outcome: 'banned'; state: RateLimitState | undefined; retryAt: number };
+
+/**
+ * The rate limits of one key (or one anonymous client): a per-minute and a per-day window,
+ * and the cooldown and ban that punish sending after a 429.
+ */
+export class RateLimiter {
+  private readonly windows: FixedWindow[] = [];
+  private cooldownUntil: number | undefined;
+  private strikes = 0;
+  private bannedUntil: number | undefined;
+
+  constructor(
+    limits: PlanLimits,
+    private readonly banPolicy: BanPolicy,
+  ) {
+    // Minute before day: on equal remaining the day window is reported, as it resets later.
+    if (limits.rpm !== null) this.windows.push(new FixedWindow(limits.rpm, MINUTE_MS, 'minute'));
+    if (limits.rpd !== null) this.windows.push(new FixedWindow(limits.rpd, DAY_MS, 'day'));
+  }
+
+  admit(now: number): Admission {
+    if (this.bannedUntil !== undefined) {
+      if (now < this.bannedUntil) return this.banned(now, this.bannedUntil);
+      this.bannedUntil = undefined;
+      this.endCooldown();
+    }
+    if (this.cooldownUntil !== undefined) {
+      if (now < this.cooldownUntil) return this.strike(now, this.cooldownUntil);
+      this.endCooldown();
+    }
+    const exhausted = this.windows.filter((window) => window.isExhausted(now));
+    if (exhausted.length > 0) {
+      const retryAt = Math.max(...exhausted.map((window) => window.resetsAt(now)));
+      this.cooldownUntil = retryAt;
+      const exceeded = exhausted.map((window) => `${window.limit} requests per ${window.unit}`);
+      return this.rateLimited(now, retryAt, exceeded.join(' and '));
+    }
+    for (const window of this.windows) window.record(now);
+    return { outcome: 'admitted', state: this.state(now) };
+  }
+
+  private strike(now: number, cooldownUntil: number): Admission {
+    this.strikes++;
+    if (this.strikes < this.banPolicy.strikesBeforeBan) {
+      return this.rateLimited(now, cooldownUntil, undefined);
+    }
+    this.bannedUntil = now + this.banPolicy.banMs;
+    return this.banned(now, this.bannedUntil);
+  }
+
+  private endCooldown(): void {
+    this.cooldownUntil = undefined;
+    this.strikes = 0;
+  }
+
+  private rateLimited(now: number, retryAt: number, exceeded: string | undefined): Admission {
+    return {
+      outcome: 'rate_limited',
+      state: this.blockedState(now, retryAt),
+      retryAt,
+      exceeded,
+      strikes: this.strikes,
+      strikesBeforeBan: this.banPolicy.strikesBeforeBan,
+    };
+  }
+
+  private banned(now: number, until: number): Admission {
+    return { outcome: 'banned', state: this.blockedState(now, until), retryAt: until };
+  }
+
+  // While blocked nothing is allowed, whatever the windows hold, so the headers say so too.
+  private blockedState(now: number, blockedUntil: number): RateLimitState | undefined {
+    const state = this.state(now);
+    if (state === undefined) return undefined;
+    return { ...state, remaining: 0, resetsAt: Math.max(state.resetsAt, blockedUntil) };
+  }
+
+  /** The most constraining window: the fewest requests remaining. */
+  private state(now: number): RateLimitState | undefined {
+    let tightest: FixedWindow | undefined;
+    for (const window of this.windows) {
+      if (tightest === undefined || window.remaining(now) <= tightest.remaining(now)) {
+        tightest = window;
+      }
+    }
+    if (tightest === undefined) return undefined;
+    return {
+      limit: tightest.limit,
+      remaining: tightest.remaining(now),
+      resetsAt: tightest.resetsAt(now),
+    };
+  }
+}

@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { hasBearerKey } from './auth.js';
+import { getPetDeprecationHeaders } from './deprecation.js';
+import { MAX_BODY_BYTES, createPet, getPet, listPets } from './pet-handlers.js';
+import type { PetStore } from './pet-store.js';
+import { rateLimitHeaders, rateLimitedResponse } from './rate-limit-responses.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { RateLimiterPool } from './rate-limiter-pool.js';
+import { readBody } from './read-body.js';
+import { errorResponse, writeResponse, type HeaderMap, type SandboxResponse } from './responses.js';
+import { matchRoute, splitTarget } from './routes.js';
+import type { SandboxRequestLogEntry } from './types.js';
+
+export interface SandboxState {
+  store: PetStore;
+  key: string;
+  keyLimiter: RateLimiter;
+  /** Requests without a valid key, per remote address, on the free plan's limits. */
+  anonymousLimiters: RateLimiterPool;
+  now: () => number;
+  requestLog: SandboxRequestLogEntry[];
+  isClosing: () => boolean;
+}
+
+const UNAUTHORIZED_MESSAGE =
+  'a valid API key is required: send it in the header "Authorization: Bearer <API_KEY>"';
+
+/**
+ * Runs one request through the API's rules in the order a real service would: rate limit
+ * (which counts every request, even one that fails auth), authentication, routing, handler.
+ */
+async function respond(
+  state: SandboxState,
+  req: IncomingMessage,
+  now: number,
+  headers: HeaderMap,
+): Promise<SandboxResponse | undefined> {
+  const { pathname, query } = splitTarget(req.url ?? '/');
+  const route = matchRoute(pathname);
+  if (route?.name === 'pet') Object.assign(headers, getPetDeprecationHeaders());
+
+  const authenticated = hasBearerKey(req.headers.authorization, state.key);
+  const limiter = authenticated
+    ? state.keyLimiter
+    : state.anonymousLimiters.for(req.socket.remoteAddress ?? 'unknown');
+  const admission = limiter.admit(now);
+  Object.assign(headers, rateLimitHeaders(admission.state));
+  if (admission.outcome !== 'admitted') return rateLimitedResponse(admission, now);
+
+  if (!authenticated) {
+    return errorResponse(401, 'unauthorized', UNAUTHORIZED_MESSAGE, {
+      'www-authenticate': 'Bearer realm="pets-sandbox"',
+    });
+  }
+  if (route === undefined) {
+    return errorResponse(
+      404,
+      'not_found',
+      'no such path: the API has /v1/pets and /v1/pets/{petId}',
+    );
+  }
+  const method = req.method ?? '';
+  if (!route.allowedMethods.includes(method)) {
+    const allow = route.allowedMethods.join(', ');
+    return errorResponse(405, 'method_not_allowed', `this path accepts ${allow} only`, { allow });
+  }
+  if (route.name === 'pet') return getPet(state.store, route.petIdText);
+  if (method === 'GET') return listPets(state.store, query);
+  const body = await readBody(req, MAX_BODY_BYTES);
+  if (body.kind === 'aborted') return undefined;
+  return createPet(state.store, req.headers['content-type'], body);
+}
+
+export function createRequestHandler(
+  state: SandboxState,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const receivedAt = state.now();
+    const entry = { at: receivedAt, method: req.method ?? '', path: req.url ?? '', status: 0 };
+    state.requestLog.push(entry);
+    // The Date header follows the sandbox clock, so it agrees with X-RateLimit-Reset.
+    const headers: HeaderMap = { date: new Date(receivedAt).toUTCString() };
+
+    respond(state, req, receivedAt, headers)
+      .catch(() =>
+        errorResponse(500, 'internal_error', 'the sandbox failed while handling this request'),
+      )
+      .then((response) => {
+        if (response === undefined || res.destroyed) return;
+        entry.status = response.status;
+        // Decided at the last moment: a request that was already running when close() came
+        // still gets its answer, and then its connection ends instead of idling.
+        if (state.isClosing()) headers.connection = 'close';
+        writeResponse(res, response, headers);
+      })
+      .catch(() => res.destroy());
+  };
+}
