@@ -9,8 +9,9 @@ export interface RateLimitState {
 }
 
 // Reset is a Unix timestamp per the spec. A reset far in the past or future is a broken
-// header, not a reason to wait: beyond a day it means "no information".
-const MAX_RESET_DISTANCE_MS = 24 * 3600 * 1000;
+// header, not a reason to wait. A per-day window can reset a full day away, rounded up, and
+// clocks drift, so the bound is a day plus two hours.
+const MAX_RESET_DISTANCE_MS = 26 * 3600 * 1000;
 
 function nonNegativeInteger(text: string | undefined): number | undefined {
   if (text === undefined || !/^\d{1,15}$/.test(text.trim())) return undefined;

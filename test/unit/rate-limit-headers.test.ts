@@ -21,6 +21,11 @@ describe('parseRateLimit', () => {
     });
   });
 
+  it('accepts a day window that resets a full day away, rounded up', () => {
+    const dayAway = String(Math.ceil(NOW / 1000 + 86_400.5));
+    expect(parseRateLimit(headers('1000', '999', dayAway), NOW)?.remaining).toBe(999);
+  });
+
   it('takes the first of repeated headers', () => {
     expect(
       parseRateLimit({ ...headers('60', '1', SOON), 'x-ratelimit-limit': ['60', '1000'] }, NOW)
