@@ -1,0 +1,100 @@
+import type { ReadStream } from 'node:tty';
+import type { Command } from 'commander';
+import { UsageError } from '../errors.js';
+import { examples, type SessionSource } from './program.js';
+import { readAll } from './read-input.js';
+import type { Session } from './session.js';
+
+async function readKey(run: Session, withKey: boolean): Promise<string> {
+  const { io } = run.deps;
+  if (withKey) return (await readAll(io.stdin, 64 * 1024)).split(/\r?\n/)[0] ?? '';
+  if (!io.stdinIsTTY) {
+    throw new UsageError('there is no terminal to ask for the key on', {
+      hint: 'Pipe it in instead: pets auth login --with-key < key.txt',
+    });
+  }
+  const { promptSecret } = await import('./prompt-secret.js');
+  return promptSecret('API key (input hidden): ', io.stdin as ReadStream, io.stderr);
+}
+
+export function registerAuthCommands(program: Command, session: SessionSource): void {
+  const auth = program
+    .command('auth')
+    .description('store, remove or check the API key of a profile')
+    .addHelpText(
+      'after',
+      examples(
+        'pets auth login',
+        'pets auth login --profile staging --with-key < staging.key',
+        'pets auth status',
+      ),
+    );
+
+  auth
+    .command('login')
+    .description('store an API key for the profile (never taken from the command line)')
+    .option('--with-key', 'read the key from stdin instead of a hidden prompt')
+    .action(async (options: { withKey?: boolean }) => {
+      const run = session();
+      const key = await readKey(run, options.withKey === true);
+      run.secrets.add(key.trim());
+      const { login } = await import('../commands/auth.js');
+      const saved = await login(
+        { profileFlag: run.globals.profile, key },
+        { config: await run.config(), env: run.deps.env },
+      );
+      run.notice(`Saved the key ${saved.key} for profile "${saved.profile}".`);
+      if (run.deps.env.PETS_API_KEY)
+        run.notice('Note: PETS_API_KEY is set and overrides the saved key.');
+    });
+
+  auth
+    .command('logout')
+    .description("remove the profile's stored API key")
+    .action(async () => {
+      const run = session();
+      const { logout } = await import('../commands/auth.js');
+      const result = await logout(
+        { profileFlag: run.globals.profile },
+        { config: await run.config(), env: run.deps.env },
+      );
+      run.notice(
+        result.removed
+          ? `Removed the key of profile "${result.profile}".`
+          : `Profile "${result.profile}" had no stored key.`,
+      );
+    });
+
+  auth
+    .command('status')
+    .description('show the profile and key in use, and check the key with the server')
+    .action(async () => {
+      const run = session();
+      const target = await run.target();
+      const [{ authStatus }, api] = await Promise.all([
+        import('../commands/auth.js'),
+        run.api(target),
+      ]);
+      const status = await authStatus(target, { api, signal: run.deps.signal });
+      const { renderJson, renderFields } = await import('../output/render.js');
+      if (run.mode === 'json') {
+        run.print(renderJson(status, run.deps.io.stdoutIsTTY));
+        return;
+      }
+      run.print(
+        renderFields(
+          [
+            ['profile', status.profile],
+            ['base url', status.baseUrl],
+            [
+              'key',
+              `${status.key} (from ${status.keySource === 'environment' ? 'PETS_API_KEY' : 'the profile'})`,
+            ],
+            ['valid', 'yes'],
+          ],
+          run.mode,
+          run.stdoutColors,
+        ),
+      );
+    });
+}

@@ -1,0 +1,43 @@
+import type { PetsApi, ApiTarget } from '../api/client.js';
+import type { Env } from '../config/paths.js';
+import type { ConfigStore } from '../config/store.js';
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+export interface Io {
+  stdout: Output;
+  stderr: Output;
+  stdin: NodeJS.ReadableStream;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+}
+
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or rejects at once when `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface HttpSettings {
+  timeoutMs: number;
+  /** Receives one line per request attempt (--debug). */
+  trace?: (line: string) => void;
+}
+
+/** Everything a command reaches outside itself. Built once per run in createDeps; tests build their own. */
+export interface Deps {
+  io: Io;
+  env: Env;
+  clock: Clock;
+  /** Aborts on Ctrl-C. */
+  signal: AbortSignal;
+  /** Opened on first use: conf costs start-up time that --help and --version should not pay. */
+  config(): Promise<ConfigStore>;
+  /** Opened on first use, for the same reason (undici). */
+  api(target: ApiTarget, settings: HttpSettings): Promise<PetsApi>;
+  /** Releases sockets so the process can exit. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,72 @@
+import { CommanderError } from 'commander';
+import { InterruptedError } from '../errors.js';
+import { colorEnabled, palette } from '../output/color.js';
+import type { Deps } from './deps.js';
+import { buildProgram, type RunState } from './program.js';
+import { describeError, writeError } from './report-error.js';
+
+/** Commander's ways of ending well: --help and --version. */
+const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
+
+/**
+ * Runs pets with `argv` (as in process.argv) and returns the exit code. This is the only
+ * place that catches errors: everything below throws, and this decides what the user sees.
+ */
+export async function main(argv: readonly string[], deps?: Deps): Promise<number> {
+  const stop = new AbortController();
+  const ownDeps = deps ?? (await import('./wiring.js')).createDeps({ signal: stop.signal });
+  const removeSignalHandlers = deps ? () => {} : onInterrupt(stop);
+  const state: RunState = {};
+  try {
+    await buildProgram(ownDeps, state).parseAsync([...argv]);
+    return state.session?.exitCode ?? 0;
+  } catch (error) {
+    if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;
+    const interrupted = ownDeps.signal.aborted && !(error instanceof CommanderError);
+    const report = describeError(
+      interrupted ? new InterruptedError() : error,
+      argv.includes('--debug'),
+    );
+    // A usage error can come before commander has parsed --json, so look for it directly.
+    const json = state.session?.globals.json ?? wantsJson(argv);
+    const colors = palette(
+      colorEnabled(ownDeps.io.stderrIsTTY, ownDeps.env, !argv.includes('--no-color')),
+    );
+    if (!(error instanceof CommanderError && error.code === 'commander.help')) {
+      writeError(
+        report,
+        ownDeps.io.stderr,
+        json,
+        colors,
+        state.session?.secrets ?? envSecrets(ownDeps),
+      );
+    }
+    return report.exitCode;
+  } finally {
+    removeSignalHandlers();
+    await ownDeps.close();
+  }
+}
+
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+function envSecrets(deps: Deps): string[] {
+  return deps.env.PETS_API_KEY ? [deps.env.PETS_API_KEY] : [];
+}
+
+/** The first Ctrl-C (or SIGTERM) cancels what is under way; a second one exits at once. */
+function onInterrupt(stop: AbortController): () => void {
+  const handler = () => {
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort(new InterruptedError());
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}

@@ -1,0 +1,124 @@
+import type { Command } from 'commander';
+import type { ProfileSummary } from '../commands/profile.js';
+import type { Column } from '../output/render.js';
+import { examples, type SessionSource } from './program.js';
+import type { Session } from './session.js';
+
+const PROFILE_COLUMNS: readonly Column<ProfileSummary>[] = [
+  {
+    title: 'ACTIVE',
+    text: (p) => (p.active ? '*' : ''),
+    color: (_p, text, colors) => colors.green(text),
+  },
+  { title: 'NAME', text: (p) => p.name },
+  { title: 'BASE URL', text: (p) => p.baseUrl ?? '(not set)' },
+  { title: 'KEY', text: (p) => p.key },
+];
+
+async function printProfiles(run: Session, profiles: ProfileSummary[], asFields: boolean) {
+  const { renderJson, renderRows, renderFields } = await import('../output/render.js');
+  if (run.mode === 'json') {
+    run.print(renderJson(asFields ? profiles[0] : profiles, run.deps.io.stdoutIsTTY));
+  } else if (asFields && profiles[0] && run.mode === 'table') {
+    const p = profiles[0];
+    run.print(
+      renderFields(
+        [
+          ['name', p.name],
+          ['active', p.active ? 'yes' : 'no'],
+          ['base url', p.baseUrl ?? '(not set)'],
+          ['key', p.key],
+        ],
+        run.mode,
+        run.stdoutColors,
+      ),
+    );
+  } else {
+    run.print(renderRows(PROFILE_COLUMNS, profiles, run.mode, run.stdoutColors));
+  }
+}
+
+export function registerProfileCommands(program: Command, session: SessionSource): void {
+  const profile = program
+    .command('profile')
+    .description('manage profiles: a base URL and a key per environment')
+    .addHelpText(
+      'after',
+      examples(
+        'pets profile set staging --base-url https://staging.example.com/v1',
+        'pets profile use staging',
+        'pets profile list',
+      ),
+    );
+
+  profile
+    .command('list')
+    .description('list profiles; * marks the active one')
+    .action(async () => {
+      const run = session();
+      const { listProfiles } = await import('../commands/profile.js');
+      await printProfiles(run, listProfiles({ config: await run.config() }), false);
+    });
+
+  profile
+    .command('show')
+    .description('show a profile (default: the one in use)')
+    .argument('[name]', 'profile name')
+    .action(async (name: string | undefined) => {
+      const run = session();
+      const [{ showProfile }, { chooseProfile }] = await Promise.all([
+        import('../commands/profile.js'),
+        import('../config/resolve-target.js'),
+      ]);
+      const config = await run.config();
+      const chosen = name ?? chooseProfile(config.read(), run.globals.profile, run.deps.env);
+      await printProfiles(run, [showProfile(chosen, { config })], true);
+    });
+
+  profile
+    .command('use')
+    .description('make a profile the active one')
+    .argument('<name>', 'profile name')
+    .action(async (name: string) => {
+      const run = session();
+      const { useProfile } = await import('../commands/profile.js');
+      const used = await useProfile(name, { config: await run.config() });
+      run.notice(`Now using profile "${used.name}" (${used.baseUrl ?? 'no base URL yet'}).`);
+    });
+
+  profile
+    .command('set')
+    .description('create a profile or change its base URL')
+    .argument('<name>', 'profile name')
+    .requiredOption(
+      '--base-url <url>',
+      'the API address ending in /v1 (https, or http to loopback)',
+    )
+    .addHelpText(
+      'after',
+      examples('pets profile set production --base-url https://api.example.com/v1'),
+    )
+    .action(async (name: string, options: { baseUrl: string }) => {
+      const run = session();
+      const { setProfile } = await import('../commands/profile.js');
+      const saved = await setProfile(name, options, { config: await run.config() });
+      run.notice(`Saved profile "${saved.name}": ${saved.baseUrl}.`);
+      if (saved.key === '(none)') run.notice(`Next: pets auth login --profile ${saved.name}`);
+    });
+
+  profile
+    .command('remove')
+    .description('remove a profile (production and staging are only cleared)')
+    .argument('<name>', 'profile name')
+    .action(async (name: string) => {
+      const run = session();
+      const { removeProfile } = await import('../commands/profile.js');
+      const removed = await removeProfile(name, { config: await run.config() });
+      run.notice(
+        removed.cleared
+          ? `Profile "${name}" always exists: its base URL and key were cleared.`
+          : `Removed profile "${name}".`,
+      );
+      if (removed.nowActive) run.notice(`The active profile is now "${removed.nowActive}".`);
+    });
+}

@@ -1,0 +1,72 @@
+import { Command } from 'commander';
+import { packageVersion } from '../version.js';
+import { parseNonNegativeSeconds, parseSeconds } from './arguments.js';
+import { registerAuthCommands } from './auth-commands.js';
+import type { Deps } from './deps.js';
+import { registerPetCommands } from './pet-commands.js';
+import { registerProfileCommands } from './profile-commands.js';
+import { registerSandboxCommand } from './sandbox-command.js';
+import { Session, type GlobalOptions } from './session.js';
+
+/** Holds the session of this run, made on first use once commander has parsed the options. */
+export interface RunState {
+  session?: Session;
+}
+
+export type SessionSource = () => Session;
+
+export function buildProgram(deps: Deps, state: RunState): Command {
+  const program = new Command('pets');
+  program
+    .description('Command-line client for the Animal Store API v1.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('--profile <name>', 'profile to use (default: PETS_PROFILE, else the active profile)')
+    .option('--json', 'machine output: exact JSON on stdout, errors as JSON on stderr')
+    .option('--no-color', 'no ANSI colour (also NO_COLOR, FORCE_COLOR=0, TERM=dumb)')
+    .option('-q, --quiet', 'no hints, progress or notices on stderr; errors still print')
+    .option('--timeout <seconds>', 'per-request timeout', parseSeconds, 30)
+    .option(
+      '--max-wait <seconds>',
+      'most time to wait on rate limits before exit 5',
+      parseNonNegativeSeconds,
+      60,
+    )
+    .option('--debug', 'trace HTTP requests on stderr (the key shows as Bearer ***)')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => deps.io.stdout.write(text),
+      writeErr: (text) => deps.io.stderr.write(text),
+      // main prints usage errors itself, in text or JSON, with the exit code of the contract.
+      outputError: () => {},
+    });
+
+  const session: SessionSource = () => {
+    state.session ??= new Session(deps, program.opts<GlobalOptions>());
+    return state.session;
+  };
+  registerPetCommands(program, session);
+  registerProfileCommands(program, session);
+  registerAuthCommands(program, session);
+  registerSandboxCommand(program, session);
+  program.addHelpText(
+    'after',
+    `
+Examples:
+  $ pets profile set production --base-url https://api.example.com/v1
+  $ pets auth login
+  $ pets list --status available --limit 50
+  $ pets add --name Rex --category-id 3 --status available
+  $ pets list --json | jq '.[].name'
+
+Exit codes: 0 ok, 1 failed, 2 usage, 3 not found, 4 auth, 5 rate limited, 6 network,
+7 bad server answer, 130 interrupted.`,
+  );
+  return program;
+}
+
+/** Help text that leads with examples, shared by every command. */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}

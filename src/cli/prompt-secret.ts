@@ -1,0 +1,33 @@
+import type { ReadStream } from 'node:tty';
+import { InterruptedError } from '../errors.js';
+import type { Output } from './deps.js';
+
+/**
+ * Asks for a secret on the terminal without echoing it. Raw mode is needed so that not even
+ * the characters typed appear; it is always restored.
+ */
+export function promptSecret(question: string, stdin: ReadStream, stderr: Output): Promise<string> {
+  stderr.write(question);
+  return new Promise((resolve, reject) => {
+    let secret = '';
+    const finish = (error?: Error) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      stderr.write('\n');
+      if (error) reject(error);
+      else resolve(secret);
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const ch of chunk.toString()) {
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
+        if (ch === '\u0003') return finish(new InterruptedError());
+        if (ch === '\u007f' || ch === '\b') secret = secret.slice(0, -1);
+        else if (ch >= ' ') secret += ch;
+      }
+    };
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on('data', onData);
+  });
+}

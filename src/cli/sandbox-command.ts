@@ -1,0 +1,102 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseCount, parseId, parsePort, parsePositiveInteger } from './arguments.js';
+import { examples, type SessionSource } from './program.js';
+
+const PLAN_NAMES = ['free', 'pro', 'business', 'unlimited'] as const;
+type PlanChoice = (typeof PLAN_NAMES)[number];
+
+function parsePlan(text: string): PlanChoice {
+  if (!(PLAN_NAMES as readonly string[]).includes(text)) {
+    throw new InvalidArgumentError(`must be one of ${PLAN_NAMES.join(', ')}.`);
+  }
+  return text as PlanChoice;
+}
+
+interface SandboxFlags {
+  host: string;
+  port: number;
+  plan: PlanChoice;
+  rpm?: number;
+  rpd?: number;
+  seed: number;
+  firstId?: bigint;
+  data?: string;
+  key?: string;
+  saveProfile: string | false;
+}
+
+export function registerSandboxCommand(program: Command, session: SessionSource): void {
+  program
+    .command('sandbox')
+    .description('run a local server of the API v1, with keys, plans and rate limits')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0 picks a free one)', parsePort, 0)
+    .option('--plan <plan>', 'rate-limit plan: free, pro, business or unlimited', parsePlan, 'free')
+    .option('--rpm <n>', 'requests per minute, overriding the plan', parsePositiveInteger)
+    .option('--rpd <n>', 'requests per day, overriding the plan', parsePositiveInteger)
+    .option('--seed <n>', 'start with n sample pets when the store is empty', parseCount, 0)
+    .option('--first-id <int64>', 'the first id to assign (try 9007199254740993)', parseId)
+    .option('--data <file>', 'keep the pets in this JSON file across restarts')
+    .option('--key <key>', 'the API key to accept (default: a new random key)')
+    .option('--save-profile <name>', 'save the base URL and key as this profile', 'sandbox')
+    .option('--no-save-profile', 'do not save a profile')
+    .addHelpText(
+      'after',
+      examples(
+        'pets sandbox --seed 10',
+        'pets sandbox --plan pro --port 8080 --data pets.json',
+        'pets --profile sandbox list',
+      ),
+    )
+    .action(async (flags: SandboxFlags) => {
+      const run = session();
+      const { startSandbox } = await import('../sandbox/index.js');
+      const sandbox = await startSandbox({
+        host: flags.host,
+        port: flags.port,
+        plan: flags.plan,
+        rpm: flags.rpm,
+        rpd: flags.rpd,
+        seed: flags.seed,
+        firstId: flags.firstId,
+        dataFile: flags.data,
+        key: flags.key,
+      });
+      try {
+        let profile: string | null = null;
+        if (flags.saveProfile !== false) {
+          const [{ checkProfileName }, { checkBaseUrl }] = await Promise.all([
+            import('../config/store.js'),
+            import('../config/base-url.js'),
+          ]);
+          profile = checkProfileName(flags.saveProfile);
+          const baseUrl = checkBaseUrl(sandbox.baseUrl, 'the sandbox address');
+          const config = await run.config();
+          await config.update((data) => {
+            data.profiles[profile as string] = { baseUrl, apiKey: sandbox.key };
+          });
+        }
+        const limits = (n: number | null, per: string) =>
+          n === null ? `unlimited/${per}` : `${n}/${per}`;
+        if (run.mode === 'json') {
+          const { renderJson } = await import('../output/render.js');
+          const { baseUrl, key, plan, rpm, rpd } = sandbox;
+          run.print(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
+        } else {
+          run.print(
+            `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
+              `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
+              `Key: ${sandbox.key}\n`,
+          );
+          if (profile)
+            run.notice(`Saved as profile "${profile}". Try: pets --profile ${profile} list`);
+          run.notice('Press Ctrl-C to stop.');
+        }
+        await new Promise((resolve) =>
+          run.deps.signal.addEventListener('abort', resolve, { once: true }),
+        );
+      } finally {
+        await sandbox.close();
+      }
+    });
+}

@@ -1,0 +1,76 @@
+import type { ChalkInstance } from 'chalk';
+import type { ApiTarget, PetsApi } from '../api/client.js';
+import type { ConfigStore } from '../config/store.js';
+import { colorEnabled, palette } from '../output/color.js';
+import { chooseMode, type OutputMode } from '../output/mode.js';
+import { escapeForTerminal } from '../output/terminal-text.js';
+import type { Deps } from './deps.js';
+
+/** The global options, as commander parsed them. */
+export interface GlobalOptions {
+  profile?: string;
+  json: boolean;
+  color: boolean;
+  quiet: boolean;
+  timeout: number;
+  maxWait: number;
+  debug: boolean;
+}
+
+/** One run of pets: its deps, its global options, what it has learned and how it will exit. */
+export class Session {
+  exitCode = 0;
+  /** Every key this run has handled, so that no message can ever print one. */
+  readonly secrets = new Set<string>();
+
+  constructor(
+    readonly deps: Deps,
+    readonly globals: GlobalOptions,
+  ) {
+    if (deps.env.PETS_API_KEY) this.secrets.add(deps.env.PETS_API_KEY);
+  }
+
+  get mode(): OutputMode {
+    return chooseMode(this.globals.json, this.deps.io.stdoutIsTTY);
+  }
+
+  get stdoutColors(): ChalkInstance {
+    return palette(colorEnabled(this.deps.io.stdoutIsTTY, this.deps.env, this.globals.color));
+  }
+
+  get stderrColors(): ChalkInstance {
+    return palette(colorEnabled(this.deps.io.stderrIsTTY, this.deps.env, this.globals.color));
+  }
+
+  print(text: string): void {
+    this.deps.io.stdout.write(text);
+  }
+
+  /** A message for the person at the terminal; --quiet silences it. */
+  notice(text: string): void {
+    if (!this.globals.quiet) this.deps.io.stderr.write(`${escapeForTerminal(text)}\n`);
+  }
+
+  async config(): Promise<ConfigStore> {
+    return this.deps.config();
+  }
+
+  async target(): Promise<ApiTarget> {
+    const { resolveTarget } = await import('../config/resolve-target.js');
+    const store = await this.config();
+    const target = resolveTarget(store.read(), this.globals.profile, this.deps.env);
+    this.secrets.add(target.apiKey);
+    return target;
+  }
+
+  async api(target?: ApiTarget): Promise<PetsApi> {
+    const trace = this.globals.debug
+      ? (line: string) =>
+          this.deps.io.stderr.write(`${this.stderrColors.dim(escapeForTerminal(line))}\n`)
+      : undefined;
+    return this.deps.api(target ?? (await this.target()), {
+      timeoutMs: this.globals.timeout * 1000,
+      trace,
+    });
+  }
+}

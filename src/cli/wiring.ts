@@ -1,0 +1,86 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ApiTarget } from '../api/client.js';
+import type { ConfigStore } from '../config/store.js';
+import type { Transport } from '../http/transport.js';
+import { packageVersion } from '../version.js';
+import type { Env } from '../config/paths.js';
+import type { Clock, Deps, HttpSettings, Io } from './deps.js';
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => delay(ms, undefined, { signal }),
+};
+
+export function userAgent(): string {
+  return `pets/${packageVersion()} node/${process.versions.node} ${process.platform}`;
+}
+
+export function processIo(): Io {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    stdinIsTTY: process.stdin.isTTY === true,
+  };
+}
+
+export interface WiringOptions {
+  signal: AbortSignal;
+  io?: Io;
+  env?: Env;
+  clock?: Clock;
+}
+
+/**
+ * The one place real dependencies are made; tests pass their own io and env. Heavy modules
+ * load only when a command asks for them.
+ */
+export function createDeps({
+  signal,
+  io = processIo(),
+  env = process.env,
+  clock = systemClock,
+}: WiringOptions): Deps {
+  let config: ConfigStore | undefined;
+  const transports: Transport[] = [];
+
+  return {
+    io,
+    env,
+    clock,
+    signal,
+    async config() {
+      if (!config) {
+        const [{ openConfigStore }, { configDir }] = await Promise.all([
+          import('../config/store.js'),
+          import('../config/paths.js'),
+        ]);
+        config = openConfigStore(configDir(env));
+      }
+      return config;
+    },
+    async api(target: ApiTarget, settings: HttpSettings) {
+      const [{ createTransport }, { PetsApi }, { tracingSender }] = await Promise.all([
+        import('../http/transport.js'),
+        import('../api/client.js'),
+        import('../http/trace.js'),
+      ]);
+      const transport = createTransport({
+        timeoutMs: settings.timeoutMs,
+        maxBodyBytes: MAX_BODY_BYTES,
+      });
+      transports.push(transport);
+      const send = settings.trace
+        ? tracingSender(transport.send, settings.trace, clock.now)
+        : transport.send;
+      return new PetsApi({ target, send, userAgent: userAgent(), now: clock.now });
+    },
+    async close() {
+      await Promise.all(transports.map((t) => t.close()));
+    },
+  };
+}
