@@ -1,0 +1,67 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface LoggedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+export type FaultHandler = (req: LoggedRequest, res: ServerResponse, socket: Socket) => void;
+
+export interface FaultServer {
+  /** http://127.0.0.1:PORT/v1 */
+  baseUrl: string;
+  /** Every request that arrived, in order: what the client really sent. */
+  requests: LoggedRequest[];
+  handle(handler: FaultHandler): void;
+  close(): Promise<void>;
+}
+
+/** A loopback server whose answer each test scripts: wrong shapes, resets, hangs, huge bodies. */
+export async function startFaultServer(): Promise<FaultServer> {
+  let handler: FaultHandler = (_req, res) => res.writeHead(500).end();
+  const requests: LoggedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const logged = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
+      requests.push(logged);
+      handler(logged, res, req.socket);
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    handle: (next) => (handler = next),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Answers with a JSON body text as given (so tests can send exactly the bytes they mean). */
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(body);
+}

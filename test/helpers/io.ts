@@ -1,0 +1,30 @@
+import { Readable } from 'node:stream';
+import type { Io } from '../../src/cli/deps.js';
+
+export interface CapturedIo extends Io {
+  out(): string;
+  err(): string;
+}
+
+export interface IoOptions {
+  stdin?: string;
+  stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
+  stdinIsTTY?: boolean;
+}
+
+/** An Io that records what a command writes; not a terminal unless told. */
+export function captureIo(options: IoOptions = {}): CapturedIo {
+  let stdout = '';
+  let stderr = '';
+  return {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    stdin: Readable.from(options.stdin === undefined ? [] : [Buffer.from(options.stdin)]),
+    stdoutIsTTY: options.stdoutIsTTY ?? false,
+    stderrIsTTY: options.stderrIsTTY ?? false,
+    stdinIsTTY: options.stdinIsTTY ?? false,
+    out: () => stdout,
+    err: () => stderr,
+  };
+}

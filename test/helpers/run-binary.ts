@@ -1,0 +1,31 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { RunResult } from './run-main.js';
+
+export const BIN = fileURLToPath(new URL('../../bin/pets.js', import.meta.url));
+
+/**
+ * Spawns the built bin/pets.js with only the environment given (plus PATH), so nothing from
+ * the developer's shell or CI leaks in.
+ */
+export function runBinary(
+  args: string[],
+  env: Record<string, string | undefined>,
+  input?: string,
+): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr }),
+    );
+    child.stdin.end(input);
+  });
+}
