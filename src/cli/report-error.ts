@@ -13,6 +13,8 @@ export interface ErrorReport {
   status?: number;
   retryAfter?: number;
   resetAt?: string;
+  /** Only for unexpected errors, under --debug. */
+  stack?: string;
 }
 
 /** Turns anything thrown into what the user sees and the exit code. Stack traces only with --debug. */
@@ -24,17 +26,12 @@ export function describeError(error: unknown, debug: boolean): ErrorReport {
     );
   }
   if (error instanceof PetsError) return toReport(error);
-  const detail =
-    error instanceof Error
-      ? debug
-        ? (error.stack ?? error.message)
-        : error.message
-      : String(error);
   return {
     exitCode: 1,
     code: 'internal_error',
-    message: `pets failed unexpectedly: ${detail}`,
+    message: `pets failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
     hint: 'Run again with --debug and report the output.',
+    stack: debug && error instanceof Error ? error.stack : undefined,
   };
 }
 
@@ -81,7 +78,11 @@ export function writeError(
     stderr.write(`${stringifyJson({ error: body })}\n`);
     return;
   }
-  const lines = clean(report.message).split('\n').map(escapeForTerminal);
-  stderr.write(`${colors.red('error:')} ${lines.join('\n')}\n`);
+  // The message is escaped whole: a newline from the server must not start a line of its own.
+  stderr.write(`${colors.red('error:')} ${escapeForTerminal(clean(report.message))}\n`);
   if (report.hint) stderr.write(`${escapeForTerminal(clean(report.hint))}\n`);
+  if (report.stack) {
+    for (const line of clean(report.stack).split('\n'))
+      stderr.write(`${escapeForTerminal(line)}\n`);
+  }
 }
