@@ -13,7 +13,7 @@ export function parseLimit(text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < LIST_LIMIT.min || value > LIST_LIMIT.max) {
     throw new InvalidArgumentError(
-      `must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}.`,
+      `It must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}.`,
     );
   }
   return value;
@@ -21,7 +21,7 @@ export function parseLimit(text: string): number {
 
 export function parseStatus(text: string): PetStatus {
   if (!isPetStatus(text))
-    throw new InvalidArgumentError(`must be one of ${PET_STATUSES.join(', ')}.`);
+    throw new InvalidArgumentError(`It must be one of ${PET_STATUSES.join(', ')}.`);
   return text;
 }
 
@@ -29,21 +29,21 @@ export function parseId(text: string): bigint {
   const value = parseInt64(text.trim());
   if (value === undefined) {
     throw new InvalidArgumentError(
-      'must be an integer within int64 (-9223372036854775808 to 9223372036854775807).',
+      'It must be an integer within int64 (-9223372036854775808 to 9223372036854775807).',
     );
   }
   return value;
 }
 
 export function parseName(text: string): string {
-  if (text.trim() === '') throw new InvalidArgumentError('must not be empty.');
+  if (text.trim() === '') throw new InvalidArgumentError('It must not be empty.');
   return text;
 }
 
 export function parseSeconds(text: string): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 86_400) {
-    throw new InvalidArgumentError('must be a number of seconds above 0 and at most 86400.');
+    throw new InvalidArgumentError('It must be a number of seconds above 0 and at most 86400.');
   }
   return value;
 }
@@ -51,7 +51,7 @@ export function parseSeconds(text: string): number {
 export function parseNonNegativeSeconds(text: string): number {
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 86_400) {
-    throw new InvalidArgumentError('must be a number of seconds from 0 to 86400.');
+    throw new InvalidArgumentError('It must be a number of seconds from 0 to 86400.');
   }
   return value;
 }
@@ -59,14 +59,14 @@ export function parseNonNegativeSeconds(text: string): number {
 export function parsePort(text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value > 65_535)
-    throw new InvalidArgumentError('must be a port from 0 to 65535.');
+    throw new InvalidArgumentError('It must be a port from 0 to 65535.');
   return value;
 }
 
 export function parsePositiveInteger(text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
-    throw new InvalidArgumentError('must be a whole number above 0.');
+    throw new InvalidArgumentError('It must be a whole number above 0.');
   }
   return value;
 }
@@ -74,6 +74,6 @@ export function parsePositiveInteger(text: string): number {
 export function parseCount(text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value > 100_000)
-    throw new InvalidArgumentError('must be a whole number from 0 to 100000.');
+    throw new InvalidArgumentError('It must be a whole number from 0 to 100000.');
   return value;
 }

@@ -96,7 +96,7 @@ function parseIdArguments(args: string[]): bigint[] {
     try {
       return parseId(arg);
     } catch (error) {
-      throw new UsageError(`petId "${arg}" ${(error as Error).message}`);
+      throw new UsageError(`petId "${arg}" is invalid. ${(error as Error).message}`);
     }
   });
 }

@@ -7,7 +7,7 @@ type PlanChoice = (typeof PLAN_NAMES)[number];
 
 function parsePlan(text: string): PlanChoice {
   if (!(PLAN_NAMES as readonly string[]).includes(text)) {
-    throw new InvalidArgumentError(`must be one of ${PLAN_NAMES.join(', ')}.`);
+    throw new InvalidArgumentError(`It must be one of ${PLAN_NAMES.join(', ')}.`);
   }
   return text as PlanChoice;
 }
