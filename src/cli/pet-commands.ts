@@ -53,12 +53,8 @@ export function registerPetCommands(program: Command, session: SessionSource): v
       const run = session();
       const [{ addPet }, api] = await Promise.all([import('../commands/add.js'), run.api()]);
       const pet = await addPet(options, { api, signal: run.deps.signal });
-      const { renderPets, renderJson } = await import('../output/render.js');
-      run.print(
-        run.mode === 'json'
-          ? renderJson(pet, run.deps.io.stdoutIsTTY)
-          : renderPets([pet], run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY),
-      );
+      const { renderPet } = await import('../output/render.js');
+      run.print(renderPet(pet, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
     });
 
   program
@@ -102,17 +98,13 @@ function parseIdArguments(args: string[]): bigint[] {
 }
 
 async function printGetResult(run: Session, result: GetResult, single: boolean): Promise<void> {
-  const { renderJson, renderPets } = await import('../output/render.js');
+  const { renderPet, renderPets } = await import('../output/render.js');
   const { stringifyJson } = await import('../json/int64-json.js');
   const { outcomes } = result;
   const first = outcomes[0];
   if (single && first) {
     if ('error' in first) throw first.error;
-    run.print(
-      run.mode === 'json'
-        ? renderJson(first.pet, run.deps.io.stdoutIsTTY)
-        : renderPets([first.pet], run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY),
-    );
+    run.print(renderPet(first.pet, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
     return;
   }
   if (run.mode === 'json') {

@@ -94,3 +94,15 @@ export function renderPets(
   if (pets.length === 0) return '';
   return renderRows(PET_COLUMNS, pets, mode, colors);
 }
+
+/** One pet: the object itself with --json, else a one-row table or TSV. */
+export function renderPet(
+  pet: Pet,
+  mode: OutputMode,
+  colors: ChalkInstance,
+  stdoutIsTTY: boolean,
+): string {
+  return mode === 'json'
+    ? renderJson(pet, stdoutIsTTY)
+    : renderPets([pet], mode, colors, stdoutIsTTY);
+}
