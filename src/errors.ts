@@ -80,6 +80,17 @@ export class RateLimitError extends PetsError {
 /** Exit 6: no response: refused, reset, timed out. */
 export class NetworkError extends PetsError {
   readonly exitCode = 6;
+  /** False only when the connection was never made, so not a byte of the request left. */
+  readonly requestMayHaveArrived: boolean;
+
+  constructor(
+    code: string,
+    message: string,
+    details: ErrorDetails & { requestMayHaveArrived: boolean },
+  ) {
+    super(code, message, details);
+    this.requestMayHaveArrived = details.requestMayHaveArrived;
+  }
 }
 
 /** Exit 7: the server answered 5xx, or an answer that breaks the contract. */

@@ -10,6 +10,7 @@ import { parseRetryAfter } from '../http/retry-after.js';
 import { parseRateLimit } from '../http/rate-limit-headers.js';
 import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
 import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
+import type { GateState } from '../ratelimit/policy.js';
 import type { NewPet, Pet, PetStatus } from './contract.js';
 import { ContractViolation, readErrorBody, readPet, readPets } from './validate.js';
 
@@ -26,6 +27,8 @@ export interface PetsApiOptions {
   send: HttpSender;
   userAgent: string;
   now: () => number;
+  /** What the rate gate knows of this key, when there is a gate. */
+  rateLimitState?: () => GateState;
 }
 
 export interface ListQuery {
@@ -48,6 +51,11 @@ export interface GetPetResult {
 /** The three operations of the Animal Store API v1, with every answer checked against the contract. */
 export class PetsApi {
   constructor(private readonly options: PetsApiOptions) {}
+
+  /** The key's last known quota and cooldown, as the rate gate holds them. */
+  rateLimitState(): GateState | undefined {
+    return this.options.rateLimitState?.();
+  }
 
   async listPets(query: ListQuery, signal?: AbortSignal): Promise<Pet[]> {
     const params = new URLSearchParams();
@@ -145,12 +153,16 @@ export class PetsApi {
     }
     if (status === 429) return this.rateLimited(request, response, code, said);
     if (status >= 500) {
+      // A create that failed inside the server may still have been stored.
+      const mayHaveCreated = method === 'POST' ? '; the pet may have been created' : '';
       return new ServerError(
         code ?? 'server_error',
-        `${request}: the server failed (${status})${said}`,
+        `${request}: the server failed (${status})${said}${mayHaveCreated}`,
         {
           status,
-          hint: 'Try again later.',
+          hint: mayHaveCreated
+            ? 'Check with `pets list` before adding it again.'
+            : 'Try again later.',
         },
       );
     }

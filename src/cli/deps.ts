@@ -1,6 +1,10 @@
 import type { PetsApi, ApiTarget } from '../api/client.js';
 import type { Env } from '../config/paths.js';
+import type { Clock } from '../clock.js';
 import type { ConfigStore } from '../config/store.js';
+import type { Waiter } from '../ratelimit/gate.js';
+
+export type { Clock };
 
 export interface Output {
   write(text: string): unknown;
@@ -15,14 +19,12 @@ export interface Io {
   stdinIsTTY: boolean;
 }
 
-export interface Clock {
-  now(): number;
-  /** Resolves after `ms`, or rejects at once when `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
 export interface HttpSettings {
   timeoutMs: number;
+  /** The most a command may wait on rate limits before exit 5 (--max-wait). */
+  maxWaitMs: number;
+  /** How waits are spent: a countdown on a terminal. */
+  wait?: Waiter;
   /** Receives one line per request attempt (--debug). */
   trace?: (line: string) => void;
 }

@@ -5,6 +5,7 @@ import { registerAuthCommands } from './auth-commands.js';
 import type { Deps } from './deps.js';
 import { registerPetCommands } from './pet-commands.js';
 import { registerProfileCommands } from './profile-commands.js';
+import { registerQuotaCommand } from './quota-command.js';
 import { registerSandboxCommand } from './sandbox-command.js';
 import { Session, type GlobalOptions } from './session.js';
 
@@ -47,6 +48,7 @@ export function buildProgram(deps: Deps, state: RunState): Command {
     return state.session;
   };
   registerPetCommands(program, session);
+  registerQuotaCommand(program, session);
   registerProfileCommands(program, session);
   registerAuthCommands(program, session);
   registerSandboxCommand(program, session);

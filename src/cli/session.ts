@@ -42,6 +42,11 @@ export class Session {
     return palette(colorEnabled(this.deps.io.stderrIsTTY, this.deps.env, this.globals.color));
   }
 
+  /** Countdowns and progress: only for a person at a terminal who did not ask for quiet. */
+  get showsProgress(): boolean {
+    return this.deps.io.stderrIsTTY && !this.globals.quiet;
+  }
+
   print(text: string): void {
     this.deps.io.stdout.write(text);
   }
@@ -68,8 +73,11 @@ export class Session {
       ? (line: string) =>
           this.deps.io.stderr.write(`${this.stderrColors.dim(escapeForTerminal(line))}\n`)
       : undefined;
+    const { countdownWaiter } = await import('./countdown.js');
     return this.deps.api(target ?? (await this.target()), {
       timeoutMs: this.globals.timeout * 1000,
+      maxWaitMs: this.globals.maxWait * 1000,
+      wait: countdownWaiter(this.deps.clock, this.deps.io.stderr, this.showsProgress),
       trace,
     });
   }

@@ -1,17 +1,12 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ApiTarget } from '../api/client.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Transport } from '../http/transport.js';
 import { packageVersion } from '../version.js';
 import type { Env } from '../config/paths.js';
-import type { Clock, Deps, HttpSettings, Io } from './deps.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { Deps, HttpSettings, Io } from './deps.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) => delay(ms, undefined, { signal }),
-};
 
 export function userAgent(): string {
   return `pets/${packageVersion()} node/${process.versions.node} ${process.platform}`;
@@ -64,11 +59,15 @@ export function createDeps({
       return config;
     },
     async api(target: ApiTarget, settings: HttpSettings) {
-      const [{ createTransport }, { PetsApi }, { tracingSender }] = await Promise.all([
-        import('../http/transport.js'),
-        import('../api/client.js'),
-        import('../http/trace.js'),
-      ]);
+      const [{ createTransport }, { PetsApi }, { tracingSender }, { RateGate }, stateFiles, paths] =
+        await Promise.all([
+          import('../http/transport.js'),
+          import('../api/client.js'),
+          import('../http/trace.js'),
+          import('../ratelimit/gate.js'),
+          import('../ratelimit/state-file.js'),
+          import('../config/paths.js'),
+        ]);
       const transport = createTransport({
         timeoutMs: settings.timeoutMs,
         maxBodyBytes: MAX_BODY_BYTES,
@@ -77,7 +76,23 @@ export function createDeps({
       const send = settings.trace
         ? tracingSender(transport.send, settings.trace, clock.now)
         : transport.send;
-      return new PetsApi({ target, send, userAgent: userAgent(), now: clock.now });
+      const fingerprint = stateFiles.keyFingerprint(target.baseUrl, target.apiKey);
+      const gate = new RateGate({
+        send,
+        clock,
+        random: Math.random,
+        maxWaitMs: settings.maxWaitMs,
+        stateFile: stateFiles.openStateFile(paths.configDir(env), target.profile, fingerprint),
+        wait: settings.wait,
+        trace: settings.trace,
+      });
+      return new PetsApi({
+        target,
+        send: gate.send,
+        userAgent: userAgent(),
+        now: clock.now,
+        rateLimitState: () => gate.snapshot,
+      });
     },
     async close() {
       await Promise.all(transports.map((t) => t.close()));

@@ -99,18 +99,19 @@ function networkError(
         ? error.message
         : 'unknown network error';
   const neverConnected = !timedOut && typeof code === 'string' && NEVER_CONNECTED.has(code);
-  const mayHaveArrived = req.method === 'POST' && !neverConnected;
+  const mayHaveCreated = req.method === 'POST' && !neverConnected;
   return new NetworkError(
     timedOut ? 'timeout' : 'network_error',
     `${req.method} ${req.url} failed: ${reason}` +
-      (mayHaveArrived
+      (mayHaveCreated
         ? '. The request may have reached the server: the pet may have been created'
         : ''),
     {
-      hint: mayHaveArrived
+      hint: mayHaveCreated
         ? 'Check with `pets list` before adding it again.'
         : "Check the network and the profile's base URL, then try again; raise --timeout for a slow server.",
       cause: error,
+      requestMayHaveArrived: !neverConnected,
     },
   );
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PetsApi } from '../../src/api/client.js';
 import type { Deps } from '../../src/cli/deps.js';
 import { main } from '../../src/cli/main.js';
-import { systemClock } from '../../src/cli/wiring.js';
+import { systemClock } from '../../src/clock.js';
 import { openConfigStore } from '../../src/config/store.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { captureIo } from '../helpers/io.js';

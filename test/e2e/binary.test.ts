@@ -138,21 +138,28 @@ describe('the pets binary', () => {
     expect(result.stderr).not.toContain('CANARY');
   });
 
-  it('exit 5: a 429, saying when to retry', async () => {
+  it('exit 5: a 429 beyond --max-wait, within 2 s; the next run sends nothing', async () => {
     fault.handle((_req, res) =>
       sendJson(res, 429, '{"code":"rate_limited","message":"Too many requests","status":429}', {
         'retry-after': '3600',
       }),
     );
-    const result = await runBinary(['list', '--json'], atFault());
-    expect(result.code).toBe(5);
-    const { error } = parseJson(result.stderr) as { error: Record<string, unknown> };
-    expect(error).toMatchObject({
-      code: 'rate_limited',
-      status: 429,
-      exitCode: 5,
-      retryAfter: 3600,
-    });
+    const shared = atFault();
+    const before = fault.requests.length;
+    const started = Date.now();
+    const first = await runBinary(['list', '--json'], shared);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(first.code).toBe(5);
+    const { error } = parseJson(first.stderr) as { error: Record<string, number> };
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429, exitCode: 5 });
+    expect(error.retryAfter).toBeGreaterThanOrEqual(3600);
+    expect(fault.requests.length).toBe(before + 1);
+
+    const second = await runBinary(['list'], shared);
+    expect(second.code).toBe(5);
+    expect(second.stderr).toContain('nothing was sent');
+    expect(second.stderr).toMatch(/Retry after .+, or raise --max-wait/);
+    expect(fault.requests.length).toBe(before + 1);
   });
 
   it('exit 6: nothing listening', async () => {

@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { clockTime, formatDuration } from '../clock.js';
+import type { QuotaReport } from '../commands/quota.js';
+import { examples, type SessionSource } from './program.js';
+
+function describe(report: QuotaReport, now: number): Array<[string, string]> {
+  const fields: Array<[string, string]> = [['profile', report.profile]];
+  if (report.limit === null || report.resetAt === null) {
+    fields.push(['limit', 'the server sent no rate-limit headers']);
+  } else {
+    const resetMs = Date.parse(report.resetAt);
+    fields.push(
+      ['limit', `${report.limit} requests per window`],
+      ['remaining', String(report.remaining)],
+      ['resets', `${clockTime(resetMs)} (in ${formatDuration(Math.max(0, resetMs - now))})`],
+    );
+  }
+  if (report.cooldownUntil !== null) {
+    const until = Date.parse(report.cooldownUntil);
+    const why = report.cooldownCode === 'key_banned' ? 'banned by the server' : 'after a 429';
+    fields.push([
+      'cooldown',
+      `${why}, until ${clockTime(until)} (in ${formatDuration(until - now)})`,
+    ]);
+  } else {
+    fields.push(['cooldown', 'none']);
+  }
+  fields.push([
+    'source',
+    report.source === 'cached' ? 'last answer (nothing sent)' : 'asked the server',
+  ]);
+  return fields;
+}
+
+export function registerQuotaCommand(program: Command, session: SessionSource): void {
+  program
+    .command('quota')
+    .description('show the rate-limit state of the key in use: limit, remaining, reset, cooldown')
+    .addHelpText(
+      'after',
+      examples('pets quota', 'pets quota --json', 'pets --profile staging quota'),
+    )
+    .action(async () => {
+      const run = session();
+      const target = await run.target();
+      const [{ showQuota }, api] = await Promise.all([
+        import('../commands/quota.js'),
+        run.api(target),
+      ]);
+      const report = await showQuota(target, {
+        api,
+        now: run.deps.clock.now,
+        signal: run.deps.signal,
+      });
+      const { renderJson, renderFields } = await import('../output/render.js');
+      run.print(
+        run.mode === 'json'
+          ? renderJson(report, run.deps.io.stdoutIsTTY)
+          : renderFields(describe(report, run.deps.clock.now()), run.mode, run.stdoutColors),
+      );
+    });
+}
