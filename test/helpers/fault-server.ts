@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 
 export interface LoggedRequest {
+  /** Arrival time by the server's clock. */
+  at: number;
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
@@ -19,8 +21,12 @@ export interface FaultServer {
   close(): Promise<void>;
 }
 
-/** A loopback server whose answer each test scripts: wrong shapes, resets, hangs, huge bodies. */
-export async function startFaultServer(): Promise<FaultServer> {
+/**
+ * A loopback server whose answer each test scripts: wrong shapes, resets, hangs, huge bodies.
+ * Given a clock, it logs arrivals and sends Date by that clock, so a test on a fake clock can
+ * check that nothing arrived before the server allowed it.
+ */
+export async function startFaultServer(now: () => number = Date.now): Promise<FaultServer> {
   let handler: FaultHandler = (_req, res) => res.writeHead(500).end();
   const requests: LoggedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -29,12 +35,14 @@ export async function startFaultServer(): Promise<FaultServer> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const logged = {
+        at: now(),
         method: req.method ?? '',
         url: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
       };
       requests.push(logged);
+      res.setHeader('date', new Date(now()).toUTCString());
       handler(logged, res, req.socket);
     });
   });

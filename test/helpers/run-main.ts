@@ -1,3 +1,4 @@
+import type { Clock } from '../../src/clock.js';
 import { main } from '../../src/cli/main.js';
 import { createDeps } from '../../src/cli/wiring.js';
 import { captureIo, type IoOptions } from './io.js';
@@ -13,9 +14,10 @@ export async function runMain(
   args: string[],
   env: Record<string, string | undefined>,
   io: IoOptions = {},
+  clock?: Clock,
 ): Promise<RunResult> {
   const captured = captureIo(io);
-  const deps = createDeps({ signal: new AbortController().signal, io: captured, env });
+  const deps = createDeps({ signal: new AbortController().signal, io: captured, env, clock });
   const code = await main(['node', 'pets', ...args], deps);
   return { code, stdout: captured.out(), stderr: captured.err() };
 }

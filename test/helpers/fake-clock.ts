@@ -1,0 +1,22 @@
+import type { Clock } from '../../src/clock.js';
+
+export interface FakeClock extends Clock {
+  /** Every sleep asked for, in order. */
+  sleeps: number[];
+}
+
+/** A clock whose sleeps pass at once, so tests of long waits take no time. Aborts still win. */
+export function fakeClock(startMs = Date.parse('2026-11-21T12:00:00Z')): FakeClock {
+  let now = startMs;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => now,
+    async sleep(ms, signal) {
+      await Promise.resolve();
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      sleeps.push(ms);
+      now += ms;
+    },
+  };
+}
