@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { tempConfigDir } from '../helpers/config-dir.js';
+import { runMain } from '../helpers/run-main.js';
+
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ plan: 'free', rpm: 50 });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  env = {
+    PETS_CONFIG_DIR: tempConfigDir(),
+    PETS_BASE_URL: sandbox.baseUrl,
+    PETS_API_KEY: sandbox.key,
+  };
+});
+
+describe('pets quota', () => {
+  it('asks the server once, then answers from the cached state without sending', async () => {
+    const sent = sandbox.requestLog.length;
+    const first = JSON.parse((await runMain(['quota', '--json'], env)).stdout);
+    expect(first).toMatchObject({ limit: 50, source: 'server', cooldownUntil: null });
+    expect(first.remaining).toBeLessThan(50);
+    expect(first.resetInSeconds).toBeGreaterThan(0);
+    expect(first.resetInSeconds).toBeLessThanOrEqual(61);
+    expect(sandbox.requestLog.length).toBe(sent + 1);
+
+    const second = JSON.parse((await runMain(['quota', '--json'], env)).stdout);
+    expect(second).toMatchObject({ limit: 50, remaining: first.remaining, source: 'cached' });
+    expect(sandbox.requestLog.length).toBe(sent + 1);
+  });
+
+  it('reads as a list of fields on a terminal', async () => {
+    const result = await runMain(['quota'], { ...env, NO_COLOR: '1' }, { stdoutIsTTY: true });
+    expect(result.stdout).toMatch(/limit\s+50 requests per window/);
+    expect(result.stdout).toMatch(/resets\s+.+ \(in \d+ s\)/);
+    expect(result.stdout).toMatch(/cooldown\s+none/);
+  });
+
+  it('shows the wait chosen and why under --debug', async () => {
+    await runMain(['list'], env);
+    const result = await runMain(['list', '--debug'], env);
+    expect(result.stderr).toMatch(/wait \d+\.\d s: pacing \(\d+ left until/);
+    expect(result.stderr).toMatch(
+      /x-ratelimit-limit=50 x-ratelimit-remaining=\d+ x-ratelimit-reset=\d+/,
+    );
+  });
+});
