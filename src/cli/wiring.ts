@@ -1,6 +1,7 @@
 import type { ApiTarget } from '../api/client.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Transport } from '../http/transport.js';
+import type { RateGate } from '../ratelimit/gate.js';
 import { packageVersion } from '../version.js';
 import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -42,6 +43,7 @@ export function createDeps({
 }: WiringOptions): Deps {
   let config: ConfigStore | undefined;
   const transports: Transport[] = [];
+  const gates = new Map<string, RateGate>();
 
   return {
     io,
@@ -76,22 +78,29 @@ export function createDeps({
       const send = settings.trace
         ? tracingSender(transport.send, settings.trace, clock.now)
         : transport.send;
+      // One gate per key for the whole process: a 429 seen by one request holds back all.
       const fingerprint = stateFiles.keyFingerprint(target.baseUrl, target.apiKey);
-      const gate = new RateGate({
-        send,
-        clock,
-        random: Math.random,
-        maxWaitMs: settings.maxWaitMs,
-        stateFile: stateFiles.openStateFile(paths.configDir(env), target.profile, fingerprint),
-        wait: settings.wait,
-        trace: settings.trace,
-      });
+      const gateKey = `${target.profile}:${fingerprint}`;
+      let gate = gates.get(gateKey);
+      if (!gate) {
+        gate = new RateGate({
+          send,
+          clock,
+          random: Math.random,
+          maxWaitMs: settings.maxWaitMs,
+          stateFile: stateFiles.openStateFile(paths.configDir(env), target.profile, fingerprint),
+          wait: settings.wait,
+          trace: settings.trace,
+        });
+        gates.set(gateKey, gate);
+      }
+      const shared = gate;
       return new PetsApi({
         target,
-        send: gate.send,
+        send: shared.send,
         userAgent: userAgent(),
         now: clock.now,
-        rateLimitState: () => gate.snapshot,
+        rateLimitState: () => shared.snapshot,
       });
     },
     async close() {

@@ -18,6 +18,8 @@ export interface FaultServer {
   /** Every request that arrived, in order: what the client really sent. */
   requests: LoggedRequest[];
   handle(handler: FaultHandler): void;
+  /** Drops the next `count` connections as soon as they open, before any request is read. */
+  resetConnections(count: number): void;
   close(): Promise<void>;
 }
 
@@ -46,7 +48,13 @@ export async function startFaultServer(now: () => number = Date.now): Promise<Fa
       handler(logged, res, req.socket);
     });
   });
+  let resets = 0;
   server.on('connection', (socket) => {
+    if (resets > 0) {
+      resets--;
+      socket.resetAndDestroy();
+      return;
+    }
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
@@ -56,6 +64,7 @@ export async function startFaultServer(now: () => number = Date.now): Promise<Fa
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
     handle: (next) => (handler = next),
+    resetConnections: (count) => (resets = count),
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -220,6 +220,22 @@ describe('server and network faults', () => {
     expect(fault.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 
+  it('a connection reset before the request was read: a GET is retried', async () => {
+    fault.resetConnections(1);
+    script(ok());
+    expect((await pets('list')).code).toBe(0);
+    expect(fault.requests).toHaveLength(1);
+  });
+
+  it('a connection reset before the POST was read: not resent, since pets cannot know', async () => {
+    fault.resetConnections(1);
+    script(created());
+    const result = await pets('add', '--name', 'Rex', '--category-id', '2');
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('may have been created');
+    expect(fault.requests).toHaveLength(0);
+  });
+
   it('a connection reset on a GET: retried', async () => {
     script((_req, _res, socket) => socket.destroy(), ok());
     expect((await pets('list')).code).toBe(0);
