@@ -37,7 +37,7 @@ function capture(args) {
 async function startSandbox() {
   const child = spawn(
     process.execPath,
-    [bin, 'sandbox', '--json', '--first-id', '9007199254740993'],
+    [bin, 'sandbox', '--json', '--plan', 'pro', '--first-id', '9007199254740993'],
     {
       env,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -82,6 +82,9 @@ try {
     `pets list --json | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{` +
       `const ids=s.match(/"id":\\d+/g);console.log(ids.length+" pets, last "+ids.at(-1))})'`,
   );
+
+  show("pets paces itself to the key's rate limit; quota shows where the key stands.");
+  pets('pets quota');
 
   show('Errors say what happened and what to do, with an exit code scripts can test.');
   pets('pets get 1');
