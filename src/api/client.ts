@@ -31,6 +31,13 @@ export interface PetsApiOptions {
   rateLimitState?: () => GateState;
 }
 
+/** How a call can be stopped: `signal` cancels it outright; `stopSending` only keeps it from
+ * being sent (a batch stopping on Ctrl-C lets requests already on the wire finish). */
+export interface CallOptions {
+  signal?: AbortSignal;
+  stopSending?: AbortSignal;
+}
+
 export interface ListQuery {
   limit?: number;
   status?: PetStatus;
@@ -57,22 +64,22 @@ export class PetsApi {
     return this.options.rateLimitState?.();
   }
 
-  async listPets(query: ListQuery, signal?: AbortSignal): Promise<Pet[]> {
+  async listPets(query: ListQuery, options: CallOptions = {}): Promise<Pet[]> {
     const params = new URLSearchParams();
     if (query.limit !== undefined) params.set('limit', String(query.limit));
     if (query.status !== undefined) params.set('status', query.status);
     const search = params.size ? `?${params}` : '';
-    const { body, url } = await this.call('GET', `/pets${search}`, undefined, signal);
+    const { body, url } = await this.call('GET', `/pets${search}`, undefined, options);
     return this.checked('GET', url, () => readPets(body));
   }
 
-  async createPet(pet: NewPet, signal?: AbortSignal): Promise<Pet> {
-    const { body, url } = await this.call('POST', '/pets', pet, signal);
+  async createPet(pet: NewPet, options: CallOptions = {}): Promise<Pet> {
+    const { body, url } = await this.call('POST', '/pets', pet, options);
     return this.checked('POST', url, () => readPet(body));
   }
 
-  async getPet(id: bigint, signal?: AbortSignal): Promise<GetPetResult> {
-    const { body, url, response } = await this.call('GET', `/pets/${id}`, undefined, signal);
+  async getPet(id: bigint, options: CallOptions = {}): Promise<GetPetResult> {
+    const { body, url, response } = await this.call('GET', `/pets/${id}`, undefined, options);
     const pet = this.checked('GET', url, () => readPet(body));
     const deprecation: DeprecationHeaders = {};
     for (const name of ['deprecation', 'sunset', 'link'] as const) {
@@ -82,7 +89,7 @@ export class PetsApi {
     return { pet, deprecation };
   }
 
-  private async call(method: HttpMethod, path: string, payload: unknown, signal?: AbortSignal) {
+  private async call(method: HttpMethod, path: string, payload: unknown, options: CallOptions) {
     const { target, userAgent } = this.options;
     const url = joinUrl(target.baseUrl, path);
     const headers: Record<string, string> = {
@@ -96,7 +103,8 @@ export class PetsApi {
       url,
       headers,
       body: payload === undefined ? undefined : stringifyJson(payload),
-      signal,
+      signal: options.signal,
+      stopSending: options.stopSending,
     });
     if (response.status < 200 || response.status > 299) {
       throw this.errorFor(method, url, response);

@@ -104,6 +104,7 @@ export function createDeps({
       });
     },
     async close() {
+      for (const gate of gates.values()) gate.flush();
       await Promise.all(transports.map((t) => t.close()));
     },
   };

@@ -5,5 +5,5 @@ export async function addPet(
   pet: NewPet,
   deps: { api: PetsApi; signal?: AbortSignal },
 ): Promise<Pet> {
-  return deps.api.createPet(pet, deps.signal);
+  return deps.api.createPet(pet, { signal: deps.signal });
 }

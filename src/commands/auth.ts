@@ -54,7 +54,7 @@ export async function authStatus(
   target: ApiTarget,
   deps: { api: PetsApi; signal?: AbortSignal },
 ): Promise<AuthStatus> {
-  await deps.api.listPets({ limit: 1 }, deps.signal);
+  await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
   return {
     profile: target.profile,
     baseUrl: target.baseUrl,

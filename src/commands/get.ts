@@ -25,7 +25,7 @@ export async function getPets(
   for (const [index, id] of ids.entries()) {
     const line = index + 1;
     try {
-      const result = await deps.api.getPet(id, deps.signal);
+      const result = await deps.api.getPet(id, { signal: deps.signal });
       if (Object.keys(deprecation).length === 0) deprecation = result.deprecation;
       outcomes.push({ line, id, pet: result.pet });
     } catch (error) {

@@ -5,5 +5,5 @@ export async function listPets(
   query: ListQuery,
   deps: { api: PetsApi; signal?: AbortSignal },
 ): Promise<Pet[]> {
-  return deps.api.listPets(query, deps.signal);
+  return deps.api.listPets(query, { signal: deps.signal });
 }

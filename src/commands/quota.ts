@@ -29,7 +29,7 @@ export async function showQuota(
   const cooling = state?.cooldownUntilMs !== undefined && state.cooldownUntilMs > now;
   const fresh = state?.quota !== undefined && state.quota.resetAtMs > now;
   if (!cooling && !fresh) {
-    await deps.api.listPets({ limit: 1 }, deps.signal);
+    await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
     state = deps.api.rateLimitState();
     source = 'server';
   }

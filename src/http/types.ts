@@ -9,7 +9,10 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** Cancels the request wherever it is. */
   signal?: AbortSignal;
+  /** Ends a wait for a send slot and keeps the request from being sent; once sent, it runs on. */
+  stopSending?: AbortSignal;
 }
 
 export interface HttpResponse {

@@ -35,6 +35,8 @@ export interface GateOptions {
   trace?: (line: string) => void;
 }
 
+const SAVE_INTERVAL_MS = 250;
+
 const WAIT_WORDS: Record<WaitReason, string> = {
   cooldown: 'rate limited',
   quota: 'quota used up',
@@ -49,6 +51,8 @@ const WAIT_WORDS: Record<WaitReason, string> = {
 export class RateGate {
   private state: GateState;
   private readonly wait: Waiter;
+  private dirty = false;
+  private savedAtMs = -Infinity;
 
   constructor(private readonly options: GateOptions) {
     this.state = options.stateFile?.load(options.clock.now()) ?? { consecutive429s: 0 };
@@ -64,6 +68,7 @@ export class RateGate {
     let waitedMs = 0;
     for (let attempt = 1; ; attempt++) {
       waitedMs += await this.awaitSlot(request, attempt, waitedMs);
+      if (request.stopSending?.aborted) throw new InterruptedError();
       let response: HttpResponse;
       try {
         response = await this.options.send(request);
@@ -135,10 +140,11 @@ export class RateGate {
   ): Promise<number> {
     if (traced)
       this.trace(`wait ${formatDuration(ms)}: ${reason} (attempt ${attempt}/${MAX_ATTEMPTS})`);
+    const stops = [request.signal, request.stopSending].filter((s): s is AbortSignal => !!s);
     try {
-      await this.wait(ms, { reason, attempt, maxAttempts: MAX_ATTEMPTS }, request.signal);
+      await this.wait(ms, { reason, attempt, maxAttempts: MAX_ATTEMPTS }, AbortSignal.any(stops));
     } catch (error) {
-      if (request.signal?.aborted) throw new InterruptedError();
+      if (stops.some((stop) => stop.aborted)) throw new InterruptedError();
       throw error;
     }
     return ms;
@@ -148,7 +154,8 @@ export class RateGate {
     const now = this.options.clock.now();
     const { quota, retryAfterMs } = readRateHeaders(response.headers, now);
     this.state = observeResponse(this.state, response.status, quota);
-    if (response.status === 429) {
+    const limited = response.status === 429;
+    if (limited) {
       const code = serverErrorCode(response.text);
       const cooldown = cooldownAfter429(this.state, now, retryAfterMs, code, this.options.random);
       this.state = cooldown.state;
@@ -160,12 +167,27 @@ export class RateGate {
           ` for ${request.method} ${request.url}`,
       );
     }
-    this.persist();
+    if (quota || limited) this.persist(limited);
   }
 
-  private persist(): void {
+  /**
+   * Saves the state for the next process: at once when a cooldown starts, else at most every
+   * quarter second, so a fast batch does not pay a file write per request. flush() saves
+   * what is left when the process ends.
+   */
+  private persist(urgent: boolean): void {
+    const now = this.options.clock.now();
+    this.dirty = true;
+    if (!urgent && now - this.savedAtMs < SAVE_INTERVAL_MS) return;
+    this.flush();
+  }
+
+  flush(): void {
+    if (!this.dirty || !this.options.stateFile) return;
     try {
-      this.options.stateFile?.save(this.state);
+      this.options.stateFile.save(this.state);
+      this.savedAtMs = this.options.clock.now();
+      this.dirty = false;
     } catch (error) {
       // The state file only helps the next process; failing to write it must not fail this one.
       this.trace(`could not save the rate-limit state: ${(error as Error).message}`);

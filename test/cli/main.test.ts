@@ -62,9 +62,9 @@ describe('main', () => {
     const { deps, io } = crashingDeps();
     const stop = new AbortController();
     const api = {
-      listPets: (_q: unknown, signal: AbortSignal) =>
+      listPets: (_q: unknown, options: { signal: AbortSignal }) =>
         new Promise((_resolve, reject) =>
-          signal.addEventListener('abort', () => reject(new Error('aborted'))),
+          options.signal.addEventListener('abort', () => reject(new Error('aborted'))),
         ),
     } as unknown as PetsApi;
     const pending = main(['node', 'pets', 'list'], {

@@ -289,7 +289,13 @@ describe('across processes', () => {
   });
 
   it('a missing or corrupt state file is an empty state', async () => {
-    script(ok());
+    fault.handle((_req, res) =>
+      sendJson(res, 200, `[${PET}]`, {
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '59',
+        'x-ratelimit-reset': seconds(clock.now() + 60_000),
+      }),
+    );
     const { mkdirSync, writeFileSync, readdirSync } = await import('node:fs');
     const { join } = await import('node:path');
     expect((await pets('list')).code).toBe(0);
