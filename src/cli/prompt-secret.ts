@@ -7,7 +7,6 @@ import type { Output } from './deps.js';
  * the characters typed appear; it is always restored.
  */
 export function promptSecret(question: string, stdin: ReadStream, stderr: Output): Promise<string> {
-  stderr.write(question);
   return new Promise((resolve, reject) => {
     let secret = '';
     const finish = (error?: Error) => {
@@ -26,8 +25,11 @@ export function promptSecret(question: string, stdin: ReadStream, stderr: Output
         else if (ch >= ' ') secret += ch;
       }
     };
+    // Raw mode (no echo) before the question: whatever is typed the moment it appears must
+    // not be shown.
     stdin.setRawMode(true);
     stdin.resume();
     stdin.on('data', onData);
+    stderr.write(question);
   });
 }
