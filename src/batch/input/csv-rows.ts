@@ -1,0 +1,181 @@
+import { BoundedBytes } from './bounded-bytes.js';
+import { MAX_RECORD_BYTES } from './limits.js';
+import { NOT_UTF8, strictUtf8Decoder } from './utf8.js';
+
+/** One CSV record (RFC 4180) with the physical line it starts on, or why it cannot be read. */
+export type CsvRow = { line: number; fields: string[] } | { line: number; problem: string };
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const CR = 0x0d;
+const LF = 0x0a;
+
+// Where the parser is inside the current field.
+const FIELD_START = 0;
+const UNQUOTED = 1;
+const QUOTED = 2;
+/** A quote inside a quoted field: either the first of `""` or the closing quote. */
+const QUOTE_IN_QUOTED = 3;
+const AFTER_CLOSING_QUOTE = 4;
+type FieldState = 0 | 1 | 2 | 3 | 4;
+
+const RECORD_TOO_LONG = 'record longer than 1 MiB';
+const TEXT_AFTER_QUOTE = 'a closing quote must be followed by a comma or the end of the line';
+const QUOTE_NOT_CLOSED = 'a quoted field is not closed before the end of the input';
+const BLANK = /^[ \t]*$/;
+
+/**
+ * Parses CSV bytes chunk by chunk. Memory is bounded by one record (at most 1 MiB): beyond
+ * that, content is dropped but the quoting is still followed, so the next record is found.
+ * Works on bytes because all delimiters are ASCII; fields are decoded once complete.
+ */
+export class CsvRowParser {
+  private readonly decode = strictUtf8Decoder();
+  private readonly recordBytes = new BoundedBytes(MAX_RECORD_BYTES);
+  private readonly fieldEnds: number[] = [];
+  private state: FieldState = FIELD_START;
+  /** A `\r` outside quotes: a line ending if `\n` follows, else data. It may end a chunk. */
+  private pendingCarriageReturn = false;
+  private line = 1;
+  private recordLine = 1;
+  private recordStarted = false;
+  private recordTooLong = false;
+  private firstFieldQuoted = false;
+  private malformed: string | undefined;
+
+  *push(chunk: Uint8Array): Generator<CsvRow> {
+    let at = 0;
+    while (at < chunk.length) {
+      if (!this.recordStarted) {
+        this.recordStarted = true;
+        this.recordLine = this.line;
+      }
+      if (this.state === QUOTED) {
+        at = this.consumeQuoted(chunk, at);
+        continue;
+      }
+      const byte = chunk[at] as number;
+      if (this.pendingCarriageReturn) {
+        this.pendingCarriageReturn = false;
+        if (byte !== LF) this.carriageReturnWasData();
+      }
+      if (this.state === QUOTE_IN_QUOTED) {
+        if (byte === QUOTE) {
+          this.append(chunk, at, at + 1);
+          this.state = QUOTED;
+          at++;
+          continue;
+        }
+        this.state = AFTER_CLOSING_QUOTE;
+      }
+      if (byte === COMMA) {
+        this.endField();
+        at++;
+      } else if (byte === LF) {
+        this.line++;
+        at++;
+        const row = this.endRecord();
+        if (row !== undefined) yield row;
+      } else if (byte === CR) {
+        this.pendingCarriageReturn = true;
+        at++;
+      } else if (this.state === AFTER_CLOSING_QUOTE) {
+        this.malformed ??= TEXT_AFTER_QUOTE;
+        at++;
+      } else if (this.state === FIELD_START && byte === QUOTE) {
+        if (this.fieldEnds.length === 0) this.firstFieldQuoted = true;
+        this.state = QUOTED;
+        at++;
+      } else {
+        at = this.consumeUnquoted(chunk, at);
+      }
+    }
+  }
+
+  *end(): Generator<CsvRow> {
+    if (!this.recordStarted) return;
+    if (this.state === QUOTED) this.malformed ??= QUOTE_NOT_CLOSED;
+    // A final `\r` without `\n` is still a line ending.
+    this.pendingCarriageReturn = false;
+    const row = this.endRecord();
+    if (row !== undefined) yield row;
+  }
+
+  private consumeQuoted(chunk: Uint8Array, start: number): number {
+    const quote = chunk.indexOf(QUOTE, start);
+    const end = quote === -1 ? chunk.length : quote;
+    for (let lf = chunk.indexOf(LF, start); lf !== -1 && lf < end; lf = chunk.indexOf(LF, lf + 1)) {
+      this.line++;
+    }
+    this.append(chunk, start, end);
+    if (quote === -1) return end;
+    this.state = QUOTE_IN_QUOTED;
+    return quote + 1;
+  }
+
+  /** Takes data up to the next delimiter. A stray quote here is kept as data, as most readers do. */
+  private consumeUnquoted(chunk: Uint8Array, start: number): number {
+    let end = start + 1;
+    while (end < chunk.length) {
+      const byte = chunk[end];
+      if (byte === COMMA || byte === LF || byte === CR) break;
+      end++;
+    }
+    this.append(chunk, start, end);
+    this.state = UNQUOTED;
+    return end;
+  }
+
+  private carriageReturnWasData(): void {
+    if (this.state === AFTER_CLOSING_QUOTE) {
+      this.malformed ??= TEXT_AFTER_QUOTE;
+      return;
+    }
+    if (!this.recordTooLong && !this.recordBytes.appendByte(CR)) this.recordTooLong = true;
+    this.state = UNQUOTED;
+  }
+
+  private append(chunk: Uint8Array, start: number, end: number): void {
+    if (this.recordTooLong || start === end) return;
+    if (!this.recordBytes.append(chunk, start, end)) this.recordTooLong = true;
+  }
+
+  private endField(): void {
+    // Once too long, field boundaries are not kept either: a line of commas is also unbounded.
+    if (!this.recordTooLong) this.fieldEnds.push(this.recordBytes.length);
+    this.state = FIELD_START;
+  }
+
+  /** Returns the finished row, or undefined for an empty line. */
+  private endRecord(): CsvRow | undefined {
+    this.endField();
+    const row = this.finishedRow();
+    this.recordBytes.clear();
+    this.fieldEnds.length = 0;
+    this.state = FIELD_START;
+    this.recordStarted = false;
+    this.recordTooLong = false;
+    this.firstFieldQuoted = false;
+    this.malformed = undefined;
+    return row;
+  }
+
+  private finishedRow(): CsvRow | undefined {
+    const line = this.recordLine;
+    if (this.recordTooLong) return { line, problem: RECORD_TOO_LONG };
+    if (this.malformed !== undefined) return { line, problem: this.malformed };
+    const fields: string[] = [];
+    let start = 0;
+    for (const end of this.fieldEnds) {
+      const text = this.decode(this.recordBytes.view(start, end));
+      if (text === undefined) return { line, problem: NOT_UTF8 };
+      fields.push(text);
+      start = end;
+    }
+    const [only] = fields;
+    if (fields.length === 1 && !this.firstFieldQuoted && only !== undefined && BLANK.test(only)) {
+      return undefined;
+    }
+    return { line, fields };
+  }
+}

@@ -1,0 +1,91 @@
+import { UsageError } from '../../errors.js';
+import { CsvRowParser, type CsvRow } from './csv-rows.js';
+import { toNewPet } from './new-pet.js';
+import type { InputRecord } from './record.js';
+
+/** Where each known column sits in a row; other columns are ignored. */
+interface Columns {
+  count: number;
+  name: number;
+  categoryId: number;
+  status: number | undefined;
+}
+
+const KNOWN_COLUMNS = ['name', 'categoryId', 'status'] as const;
+type KnownColumn = (typeof KNOWN_COLUMNS)[number];
+const REQUIRED_COLUMNS = ['name', 'categoryId'] as const;
+const HEADER_HINT = 'The first row must name the columns, e.g. name,categoryId,status';
+
+function columnsFromHeader(header: CsvRow): Columns {
+  if ('problem' in header) {
+    throw new UsageError(`the CSV header row cannot be read: ${header.problem}`, {
+      hint: HEADER_HINT,
+    });
+  }
+  const found = new Map<KnownColumn, number>();
+  header.fields.forEach((title, index) => {
+    const wanted = title.trim().toLowerCase();
+    const column = KNOWN_COLUMNS.find((known) => known.toLowerCase() === wanted);
+    if (column === undefined) return;
+    if (found.has(column)) {
+      throw new UsageError(`the CSV header names the column ${column} more than once`);
+    }
+    found.set(column, index);
+  });
+  const missing = REQUIRED_COLUMNS.filter((column) => !found.has(column));
+  const name = found.get('name');
+  const categoryId = found.get('categoryId');
+  if (name === undefined || categoryId === undefined) {
+    throw new UsageError(
+      `the CSV header must have the columns name and categoryId; missing: ${missing.join(', ')}`,
+      { hint: HEADER_HINT },
+    );
+  }
+  return { count: header.fields.length, name, categoryId, status: found.get('status') };
+}
+
+function fieldCount(count: number): string {
+  return count === 1 ? '1 field' : `${count} fields`;
+}
+
+function recordFromRow(row: CsvRow, columns: Columns): InputRecord {
+  if ('problem' in row) return { line: row.line, problem: row.problem };
+  const { fields } = row;
+  if (fields.length !== columns.count) {
+    return {
+      line: row.line,
+      problem: `the row has ${fieldCount(fields.length)} but the header has ${columns.count}`,
+    };
+  }
+  const values: Record<string, unknown> = {
+    name: fields[columns.name],
+    categoryId: fields[columns.categoryId],
+  };
+  if (columns.status !== undefined) values.status = fields[columns.status];
+  const pet = toNewPet(values, 'csv');
+  return typeof pet === 'string' ? { line: row.line, problem: pet } : { line: row.line, pet };
+}
+
+/** CSV with a header row naming name, categoryId and optionally status, in any order. */
+export async function* readCsvRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<InputRecord> {
+  const parser = new CsvRowParser();
+  let columns: Columns | undefined;
+  const take = (row: CsvRow): InputRecord | undefined => {
+    if (columns !== undefined) return recordFromRow(row, columns);
+    columns = columnsFromHeader(row);
+    return undefined;
+  };
+  for await (const chunk of chunks) {
+    for (const row of parser.push(chunk)) {
+      const record = take(row);
+      if (record !== undefined) yield record;
+    }
+  }
+  for (const row of parser.end()) {
+    const record = take(row);
+    if (record !== undefined) yield record;
+  }
+  if (columns === undefined) {
+    throw new UsageError('the CSV input is empty; it needs a header row', { hint: HEADER_HINT });
+  }
+}

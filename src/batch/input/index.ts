@@ -1,0 +1,29 @@
+// Readers of the records for `pets add --file`. Each yields one record at a time, so a
+// batch can be sent while the file is still being read.
+
+import { bytesWithoutBom } from './bytes.js';
+import { readCsvRecords } from './csv.js';
+import type { InputFormat } from './format.js';
+import { readJsonArrayRecords } from './json-array.js';
+import { readNdjsonRecords } from './ndjson.js';
+import type { InputRecord } from './record.js';
+
+export { chooseFormat, type InputFormat } from './format.js';
+export type { InputRecord } from './record.js';
+export { toNewPet } from './new-pet.js';
+
+/** Reads records one at a time. NDJSON and CSV are streamed with constant memory (a million lines must not grow memory); JSON reads the whole text (max 64 MiB, else UsageError) and must be an array. */
+export function readRecords(
+  input: AsyncIterable<Buffer | string>,
+  format: InputFormat,
+): AsyncIterable<InputRecord> {
+  const chunks = bytesWithoutBom(input);
+  switch (format) {
+    case 'ndjson':
+      return readNdjsonRecords(chunks);
+    case 'json':
+      return readJsonArrayRecords(chunks);
+    case 'csv':
+      return readCsvRecords(chunks);
+  }
+}

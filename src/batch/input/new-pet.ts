@@ -1,0 +1,70 @@
+import {
+  PET_STATUSES,
+  isPetStatus,
+  parseInt64,
+  toInt64,
+  type NewPet,
+  type PetStatus,
+} from '../../api/contract.js';
+
+type Source = 'json' | 'csv';
+type Checked<T> = { value: T } | { problem: string };
+
+const NAME_REQUIRED = 'name is required: a non-empty string';
+const NAME_INVALID = 'name must be a non-empty string';
+const CATEGORY_REQUIRED = 'categoryId is required: an integer within int64';
+const CATEGORY_INVALID = 'categoryId must be an integer within int64';
+const CATEGORY_QUOTED = `${CATEGORY_INVALID} (a JSON number, not a string)`;
+const STATUS_INVALID = `status must be one of ${PET_STATUSES.join(', ')}`;
+
+// Own properties only: an input object's prototype is never a source of fields.
+function field(fields: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(fields, key) ? fields[key] : undefined;
+}
+
+function checkName(value: unknown): Checked<string> {
+  if (value === undefined) return { problem: NAME_REQUIRED };
+  // Checked after trimming, but stored as given: the spaces may be deliberate.
+  if (typeof value !== 'string' || value.trim() === '') return { problem: NAME_INVALID };
+  return { value };
+}
+
+function checkCategoryId(value: unknown, source: Source): Checked<bigint> {
+  if (value === undefined) return { problem: CATEGORY_REQUIRED };
+  if (source === 'csv') {
+    if (typeof value !== 'string') return { problem: CATEGORY_INVALID };
+    const digits = value.trim();
+    if (digits === '') return { problem: CATEGORY_REQUIRED };
+    const id = parseInt64(digits);
+    return id === undefined ? { problem: CATEGORY_INVALID } : { value: id };
+  }
+  const id = toInt64(value);
+  if (id !== undefined) return { value: id };
+  return { problem: typeof value === 'string' ? CATEGORY_QUOTED : CATEGORY_INVALID };
+}
+
+function checkStatus(value: unknown, source: Source): Checked<PetStatus | undefined> {
+  if (value === undefined) return { value: undefined };
+  if (source === 'csv' && typeof value === 'string') {
+    // A spreadsheet leaves an empty cell, or pads with spaces, where JSON would omit the key.
+    const status = value.trim();
+    if (status === '') return { value: undefined };
+    return isPetStatus(status) ? { value: status } : { problem: STATUS_INVALID };
+  }
+  return isPetStatus(value) ? { value } : { problem: STATUS_INVALID };
+}
+
+/** Checks one record's fields into a NewPet, or a problem string. CSV values arrive as strings. */
+export function toNewPet(fields: Record<string, unknown>, source: 'json' | 'csv'): NewPet | string {
+  const name = checkName(field(fields, 'name'));
+  const categoryId = checkCategoryId(field(fields, 'categoryId'), source);
+  const status = checkStatus(field(fields, 'status'), source);
+  if ('value' in name && 'value' in categoryId && 'value' in status) {
+    const pet: NewPet = { name: name.value, categoryId: categoryId.value };
+    if (status.value !== undefined) pet.status = status.value;
+    return pet;
+  }
+  return [name, categoryId, status]
+    .flatMap((checked) => ('problem' in checked ? [checked.problem] : []))
+    .join('; ');
+}
