@@ -101,7 +101,28 @@ export class ServerError extends PetsError {
 /** Exit 130: interrupted by the user. */
 export class InterruptedError extends PetsError {
   readonly exitCode = 130;
-  constructor() {
+  /** Whether the request was already on its way: a create may then have happened. */
+  readonly requestSent: boolean;
+
+  constructor(requestSent = false) {
     super('interrupted', 'interrupted');
+    this.requestSent = requestSent;
   }
+}
+
+/** The fields of an error as --json prints them, per record or for the whole run. */
+export interface ErrorJson {
+  code: string;
+  message: string;
+  status: number | null;
+  exitCode: number;
+}
+
+export function errorJson(error: PetsError): ErrorJson {
+  return {
+    code: error.code,
+    message: error.message,
+    status: error.status ?? null,
+    exitCode: error.exitCode,
+  };
 }

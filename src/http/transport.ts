@@ -49,7 +49,7 @@ export function createTransport(options: TransportOptions): Transport {
       const text = await readBody(response.body, response.headers, options.maxBodyBytes, req);
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
-      if (req.signal?.aborted) throw new InterruptedError();
+      if (req.signal?.aborted) throw new InterruptedError(true);
       if (error instanceof ServerError) throw error;
       throw networkError(req, error, timeout.aborted, options.timeoutMs);
     }

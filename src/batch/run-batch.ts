@@ -1,0 +1,90 @@
+/**
+ * Runs `work` over a stream of items with at most `concurrency` in flight and hands the
+ * results to `emit` in input order. Memory stays flat: an item is read only when there is
+ * room, and results waiting for a slow predecessor are bounded by the window.
+ */
+
+export interface WorkResult<R> {
+  result: R;
+  /** Set when this result means the run must end (e.g. the server keeps failing). */
+  stop?: unknown;
+}
+
+export interface BatchRun<I, R> {
+  items: AsyncIterable<I>;
+  concurrency: number;
+  /** Returns the item's result; throws to end the run with no result for this item. */
+  work(item: I): Promise<WorkResult<R>>;
+  emit(item: I, result: R): void;
+  /** Stops reading new items (Ctrl-C); items under way finish. */
+  stop?: AbortSignal;
+}
+
+export interface BatchEnd {
+  /** Why the run ended before the input did, if it did. */
+  stoppedBy?: unknown;
+}
+
+const WINDOW_PER_WORKER = 8;
+
+export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
+  const iterator = run.items[Symbol.asyncIterator]();
+  const window = Math.max(1, run.concurrency) * WINDOW_PER_WORKER;
+  const finished = new Map<number, { item: I; result?: R }>();
+  let nextToEmit = 0;
+  let nextSeq = 0;
+  let stoppedBy: unknown;
+  let exhausted = false;
+
+  let roomMade: (() => void) | undefined;
+  const emitReady = () => {
+    for (let done = finished.get(nextToEmit); done; done = finished.get(nextToEmit)) {
+      finished.delete(nextToEmit++);
+      if (done.result !== undefined) run.emit(done.item, done.result);
+    }
+    roomMade?.();
+  };
+  const stopping = () => stoppedBy !== undefined || run.stop?.aborted === true;
+
+  // Reading is shared by the workers but must not overlap: one next() at a time.
+  let reading: Promise<unknown> = Promise.resolve();
+  const take = async (): Promise<{ seq: number; item: I } | undefined> => {
+    const turn = reading.then(async () => {
+      while (nextSeq - nextToEmit >= window && !stopping()) {
+        await new Promise<void>((resolve) => (roomMade = resolve));
+      }
+      if (exhausted || stopping()) return undefined;
+      const next = await iterator.next();
+      if (next.done) {
+        exhausted = true;
+        return undefined;
+      }
+      return { seq: nextSeq++, item: next.value };
+    });
+    reading = turn.catch(() => undefined);
+    return turn;
+  };
+
+  const worker = async () => {
+    for (let taken = await take(); taken; taken = await take()) {
+      const { seq, item } = taken;
+      try {
+        const outcome = await run.work(item);
+        finished.set(seq, { item, result: outcome.result });
+        if (outcome.stop !== undefined) stoppedBy ??= outcome.stop;
+      } catch (error) {
+        finished.set(seq, { item });
+        stoppedBy ??= error;
+      }
+      emitReady();
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, run.concurrency) }, worker));
+  } finally {
+    await iterator.return?.();
+  }
+  emitReady();
+  return stoppedBy === undefined ? {} : { stoppedBy };
+}

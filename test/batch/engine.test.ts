@@ -1,0 +1,198 @@
+import { mkdtempSync, readFileSync, statSync, appendFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openJournal } from '../../src/batch/journal.js';
+import { planRecord } from '../../src/batch/plan.js';
+import { recordHash } from '../../src/batch/record-hash.js';
+import { runBatch } from '../../src/batch/run-batch.js';
+import { renderProgress } from '../../src/cli/progress.js';
+import { defaultConcurrency } from '../../src/cli/batch-concurrency.js';
+
+async function* numbers(count: number) {
+  for (let i = 0; i < count; i++) yield i;
+}
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('runBatch', () => {
+  it('emits results in input order whatever order they finish in', async () => {
+    const emitted: number[] = [];
+    await runBatch({
+      items: numbers(40),
+      concurrency: 6,
+      work: async (n) => {
+        await tick((n * 7) % 5);
+        return { result: n * 10 };
+      },
+      emit: (_n, result) => emitted.push(result),
+    });
+    expect(emitted).toEqual(Array.from({ length: 40 }, (_, i) => i * 10));
+  });
+
+  it('never has more than `concurrency` items in flight', async () => {
+    let inFlight = 0;
+    let most = 0;
+    await runBatch({
+      items: numbers(30),
+      concurrency: 4,
+      work: async (n) => {
+        most = Math.max(most, ++inFlight);
+        await tick(1);
+        inFlight--;
+        return { result: n };
+      },
+      emit: () => {},
+    });
+    expect(most).toBe(4);
+  });
+
+  it('reads ahead only within its window while a slow item holds up the order', async () => {
+    let read = 0;
+    async function* counted() {
+      for (let i = 0; i < 1_000; i++) {
+        read++;
+        yield i;
+      }
+    }
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const run = runBatch({
+      items: counted(),
+      concurrency: 2,
+      work: async (n) => {
+        if (n === 0) await slow;
+        return { result: n };
+      },
+      emit: () => {},
+    });
+    await tick(30);
+    expect(read).toBeLessThanOrEqual(2 * 8 + 1);
+    release();
+    await run;
+    expect(read).toBe(1_000);
+  });
+
+  it('stops taking items after a thrown error, finishing those under way', async () => {
+    const emitted: number[] = [];
+    const end = await runBatch({
+      items: numbers(100),
+      concurrency: 3,
+      work: async (n) => {
+        await tick(1);
+        if (n === 5) throw new Error('server gone');
+        return { result: n };
+      },
+      emit: (n) => emitted.push(n),
+    });
+    expect((end.stoppedBy as Error).message).toBe('server gone');
+    expect(emitted).not.toContain(5);
+    expect(emitted.length).toBeLessThan(10);
+    expect(emitted.slice(0, 5)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('stops taking items when its stop signal fires', async () => {
+    const stop = new AbortController();
+    const emitted: number[] = [];
+    await runBatch({
+      items: numbers(100),
+      concurrency: 2,
+      work: async (n) => {
+        if (n === 3) stop.abort();
+        await tick(1);
+        return { result: n };
+      },
+      emit: (n) => emitted.push(n),
+      stop: stop.signal,
+    });
+    expect(emitted.length).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('planRecord', () => {
+  const entry = (outcome: 'created' | 'failed' | 'unknown', retryable?: boolean) => ({
+    line: 1,
+    hash: 'h1',
+    outcome,
+    ...(retryable === undefined ? {} : { retryable }),
+  });
+  it.each([
+    ['no earlier run', undefined, false, 'send'],
+    ['created before', entry('created'), false, 'skip-created'],
+    ['unknown before', entry('unknown'), false, 'hold-unknown'],
+    ['unknown before, --retry-unknown', entry('unknown'), true, 'send'],
+    ['failed, retryable', entry('failed', true), false, 'send'],
+    ['failed, a 400', entry('failed', false), false, 'repeat-failure'],
+  ] as const)('%s → %s', (_case, previous, retryUnknown, plan) => {
+    expect(planRecord('h1', previous, retryUnknown)).toBe(plan);
+  });
+  it('refuses a record whose content changed since the journal', () => {
+    expect(planRecord('h2', entry('created'), true)).toBe('changed');
+  });
+});
+
+describe('recordHash', () => {
+  it('depends on the content sent, not on how it was written', () => {
+    const a = recordHash({ name: 'Rex', categoryId: 9007199254740993n, status: 'sold' });
+    expect(recordHash({ status: 'sold', categoryId: 9007199254740993n, name: 'Rex' })).toBe(a);
+    expect(recordHash({ name: 'Rex', categoryId: 9007199254740992n, status: 'sold' })).not.toBe(a);
+    expect(recordHash({ name: 'Rex', categoryId: 9007199254740993n })).not.toBe(a);
+  });
+});
+
+describe('journal', () => {
+  it('keeps the last word per line, ignores a torn last line, and is private', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pets-journal-')), 'x.pets-journal');
+    const first = openJournal(path);
+    first.append({ line: 1, hash: 'a', outcome: 'unknown' });
+    first.append({ line: 1, hash: 'a', outcome: 'created', id: 9007199254740993n });
+    first.append({
+      line: 2,
+      hash: 'b',
+      outcome: 'failed',
+      retryable: false,
+      error: { code: 'x', message: 'm', status: 400 },
+    });
+    first.close();
+    appendFileSync(path, '{"line":3,"hash":"c","outc');
+    expect(readFileSync(path, 'utf8')).toContain('"id":9007199254740993');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const again = openJournal(path);
+    expect(again.previous(1)).toMatchObject({ outcome: 'created', id: 9007199254740993n });
+    expect(again.previous(2)).toMatchObject({
+      outcome: 'failed',
+      retryable: false,
+      error: { status: 400 },
+    });
+    expect(again.previous(3)).toBeUndefined();
+    again.close();
+  });
+});
+
+describe('renderProgress', () => {
+  it.each([
+    [
+      { done: 50, total: 200, startedAtMs: 0, nowMs: 10_000 },
+      '50/200 [#####...............] 25% · 5.0/s · ETA 30 s',
+    ],
+    [{ done: 7, startedAtMs: 0, nowMs: 2_000 }, '7 done · 3.5/s'],
+    [
+      { done: 10, total: 10, startedAtMs: 0, nowMs: 1_000 },
+      '10/10 [####################] 100% · 10.0/s',
+    ],
+    [
+      { done: 1, total: 4, startedAtMs: 0, nowMs: 1_000, waitMs: 2_500, waitReason: 'pacing' },
+      '1/4 [#####...............] 25% · 1.0/s · ETA 3.0 s · pacing 2.5 s',
+    ],
+  ])('%j', (stats, line) => {
+    expect(renderProgress(stats)).toBe(line);
+  });
+});
+
+describe('defaultConcurrency', () => {
+  it.each([
+    [undefined, 8],
+    [{ quota: { limit: 60 } }, 1],
+    [{ quota: { limit: 300 } }, 5],
+    [{ quota: { limit: 100_000 } }, 16],
+  ])('%j → %i', (state, expected) => expect(defaultConcurrency(state)).toBe(expected));
+});
