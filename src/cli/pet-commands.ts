@@ -1,15 +1,24 @@
 import type { Command } from 'commander';
-import { GET_PET_REMOVAL_DATE, type PetStatus } from '../api/contract.js';
-import type { DeprecationHeaders } from '../api/client.js';
-import type { GetResult } from '../commands/get.js';
+import type { PetStatus } from '../api/contract.js';
 import { UsageError } from '../errors.js';
-import { parseId, parseLimit, parseName, parseStatus } from './arguments.js';
+import { parseId, parseLimit, parseName, parsePositiveInteger, parseStatus } from './arguments.js';
+import { registerGetCommand } from './get-command.js';
 import type { SessionSource } from './program.js';
 import { examples } from './program.js';
-import { readIds } from './read-input.js';
-import type { Session } from './session.js';
+
+interface AddFlags {
+  name?: string;
+  categoryId?: bigint;
+  status?: PetStatus;
+  file?: string;
+  format?: string;
+  concurrency?: number;
+  journal?: string;
+  retryUnknown?: boolean;
+}
 
 export function registerPetCommands(program: Command, session: SessionSource): void {
+  registerGetCommand(program, session);
   program
     .command('list')
     .description('list pets, optionally by status')
@@ -38,111 +47,60 @@ export function registerPetCommands(program: Command, session: SessionSource): v
 
   program
     .command('add')
-    .description('add a pet')
-    .requiredOption('--name <name>', "the pet's name", parseName)
-    .requiredOption('--category-id <int64>', "the id of the pet's category", parseId)
+    .description('add a pet, or many from a file')
+    .option('--name <name>', "the pet's name", parseName)
+    .option('--category-id <int64>', "the id of the pet's category", parseId)
     .option('--status <status>', 'available, pending or sold', parseStatus)
+    .option('--file <path|->', 'add every record of an NDJSON, JSON or CSV file (- for stdin)')
+    .option(
+      '--format <format>',
+      'ndjson, json or csv (default: from the file extension; stdin: ndjson)',
+    )
+    .option(
+      '--concurrency <n>',
+      'requests in flight (default: from the known rate limit)',
+      parsePositiveInteger,
+    )
+    .option(
+      '--journal <path>',
+      'where results are recorded for resuming (default: <file>.pets-journal)',
+    )
+    .option('--retry-unknown', 'resend records whose earlier create may or may not have happened')
     .addHelpText(
       'after',
       examples(
         'pets add --name Rex --category-id 3',
         'pets add --name Tom --category-id 1 --status pending --json',
+        'pets add --file pets.csv',
+        'pets add --file - --format ndjson --journal import.journal < pets.ndjson',
       ),
     )
-    .action(async (options: { name: string; categoryId: bigint; status?: PetStatus }) => {
+    .action(async (options: AddFlags) => {
       const run = session();
+      if (options.file !== undefined) {
+        if (
+          options.name !== undefined ||
+          options.categoryId !== undefined ||
+          options.status !== undefined
+        ) {
+          throw new UsageError('--file cannot be combined with --name, --category-id or --status');
+        }
+        const { addFromFile } = await import('./add-file.js');
+        await addFromFile(run, { ...options, file: options.file });
+        return;
+      }
+      const { name, categoryId, status } = options;
+      if (name === undefined || categoryId === undefined) {
+        throw new UsageError('add needs --name and --category-id, or --file', {
+          hint: 'Example: pets add --name Rex --category-id 3',
+        });
+      }
       const [{ addPet }, api] = await Promise.all([import('../commands/add.js'), run.api()]);
-      const pet = await addPet(options, { api, signal: run.deps.signal });
+      const pet = await addPet(
+        { name, categoryId, ...(status ? { status } : {}) },
+        { api, signal: run.deps.signal },
+      );
       const { renderPet } = await import('../output/render.js');
       run.print(renderPet(pet, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
     });
-
-  program
-    .command('get')
-    .description(`show pets by id (deprecated API operation, removed ${GET_PET_REMOVAL_DATE})`)
-    .argument('<petId...>', 'one or more ids, or - to read one id per line from stdin')
-    .addHelpText(
-      'after',
-      examples(
-        'pets get 42',
-        'pets get 42 43 44 --json',
-        "pets list --json | jq '.[].id' | pets get -",
-      ),
-    )
-    .action(async (args: string[]) => {
-      const run = session();
-      const ids =
-        args.length === 1 && args[0] === '-'
-          ? await readIds(run.deps.io.stdin)
-          : parseIdArguments(args);
-      let deprecation: DeprecationHeaders = {};
-      try {
-        const [{ getPets }, api] = await Promise.all([import('../commands/get.js'), run.api()]);
-        const result = await getPets(ids, { api, signal: run.deps.signal });
-        deprecation = result.deprecation;
-        await printGetResult(run, result, ids.length === 1);
-      } finally {
-        warnDeprecated(run, deprecation);
-      }
-    });
-}
-
-function parseIdArguments(args: string[]): bigint[] {
-  return args.map((arg) => {
-    try {
-      return parseId(arg);
-    } catch (error) {
-      throw new UsageError(`petId "${arg}" is invalid. ${(error as Error).message}`);
-    }
-  });
-}
-
-async function printGetResult(run: Session, result: GetResult, single: boolean): Promise<void> {
-  const { renderPet, renderPets } = await import('../output/render.js');
-  const { stringifyJson } = await import('../json/int64-json.js');
-  const { outcomes } = result;
-  const first = outcomes[0];
-  if (single && first) {
-    if ('error' in first) throw first.error;
-    run.print(renderPet(first.pet, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
-    return;
-  }
-  if (run.mode === 'json') {
-    for (const outcome of outcomes) {
-      const line =
-        'pet' in outcome
-          ? { line: outcome.line, pet: outcome.pet }
-          : { line: outcome.line, error: errorJson(outcome.error) };
-      run.print(`${stringifyJson(line)}\n`);
-    }
-  } else {
-    const pets = outcomes.flatMap((outcome) => ('pet' in outcome ? [outcome.pet] : []));
-    run.print(renderPets(pets, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
-    for (const outcome of outcomes) {
-      if ('error' in outcome)
-        run.deps.io.stderr.write(`error: no pet with id ${outcome.id} (404)\n`);
-    }
-  }
-  if (outcomes.some((outcome) => 'error' in outcome)) run.exitCode = 3;
-}
-
-function errorJson(error: { code: string; message: string; status?: number; exitCode: number }) {
-  return {
-    code: error.code,
-    message: error.message,
-    status: error.status ?? null,
-    exitCode: error.exitCode,
-  };
-}
-
-function warnDeprecated(run: Session, headers: DeprecationHeaders): void {
-  if (run.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
-  const said = Object.entries(headers)
-    .map(([name, value]) => `${name[0]?.toUpperCase()}${name.slice(1)}: ${value}`)
-    .join('; ');
-  run.notice(
-    `warning: \`pets get\` uses GET /pets/{petId}, which is deprecated and will be removed on ` +
-      `${GET_PET_REMOVAL_DATE}; use \`pets list --status <status>\` instead.` +
-      (said ? ` The server says: ${said}.` : ''),
-  );
 }

@@ -1,4 +1,6 @@
 import { parseInt64 } from '../api/contract.js';
+import { createInterface } from 'node:readline';
+import type { IdInput } from '../commands/get.js';
 import { UsageError } from '../errors.js';
 
 const MAX_STDIN_BYTES = 16 * 1024 * 1024;
@@ -19,21 +21,14 @@ export async function readAll(
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** One id per line; blank lines are skipped, anything else that is not an int64 is an error. */
-export async function readIds(stdin: NodeJS.ReadableStream): Promise<bigint[]> {
-  const ids: bigint[] = [];
-  const lines = (await readAll(stdin)).split(/\r?\n/);
-  for (const [index, line] of lines.entries()) {
-    if (line.trim() === '') continue;
-    const id = parseInt64(line.trim());
-    if (id === undefined) {
-      throw new UsageError(`stdin line ${index + 1} is not an int64 pet id`, {
-        hint: 'Give one integer id per line.',
-      });
-    }
-    ids.push(id);
+/** One id per line, streamed; blank lines are skipped, anything else that is not an int64 is reported. */
+export async function* readIds(stdin: NodeJS.ReadableStream): AsyncIterable<IdInput> {
+  const lines = createInterface({ input: stdin, crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    const id = parseInt64(text.trim());
+    yield id === undefined ? { line, problem: 'not an int64 pet id' } : { line, id };
   }
-  if (ids.length === 0)
-    throw new UsageError('stdin held no pet ids', { hint: 'Give one integer id per line.' });
-  return ids;
 }

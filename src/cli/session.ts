@@ -1,6 +1,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { ApiTarget, PetsApi } from '../api/client.js';
 import type { ConfigStore } from '../config/store.js';
+import type { Waiter } from '../ratelimit/gate.js';
 import { colorEnabled, palette } from '../output/color.js';
 import { chooseMode, type OutputMode } from '../output/mode.js';
 import { escapeForTerminal } from '../output/terminal-text.js';
@@ -68,7 +69,8 @@ export class Session {
     return target;
   }
 
-  async api(target?: ApiTarget): Promise<PetsApi> {
+  /** The API client for `target` (default: the resolved one); `wait` replaces the countdown. */
+  async api(target?: ApiTarget, wait?: Waiter): Promise<PetsApi> {
     const trace = this.globals.debug
       ? (line: string) =>
           this.deps.io.stderr.write(`${this.stderrColors.dim(escapeForTerminal(line))}\n`)
@@ -77,7 +79,7 @@ export class Session {
     return this.deps.api(target ?? (await this.target()), {
       timeoutMs: this.globals.timeout * 1000,
       maxWaitMs: this.globals.maxWait * 1000,
-      wait: countdownWaiter(this.deps.clock, this.deps.io.stderr, this.showsProgress),
+      wait: wait ?? countdownWaiter(this.deps.clock, this.deps.io.stderr, this.showsProgress),
       trace,
     });
   }

@@ -1,37 +1,74 @@
 import type { DeprecationHeaders, PetsApi } from '../api/client.js';
 import type { Pet } from '../api/contract.js';
-import { NotFoundError } from '../errors.js';
+import { runBatch } from '../batch/run-batch.js';
+import { NotFoundError, PetsError, errorJson, type ErrorJson } from '../errors.js';
 
-/** One requested id and what became of it; `line` counts from 1 in the order given. */
+/** One id to fetch, or why the input line is not one. */
+export interface IdInput {
+  line: number;
+  id?: bigint;
+  problem?: string;
+}
+
+/** What became of one requested id, in input order. */
 export type GetOutcome =
-  { line: number; id: bigint; pet: Pet } | { line: number; id: bigint; error: NotFoundError };
+  { line: number; id: bigint; pet: Pet } | { line: number; id?: bigint; error: ErrorJson };
 
 export interface GetResult {
-  outcomes: GetOutcome[];
+  found: number;
+  missing: number;
+  invalid: number;
   /** The server's Deprecation/Sunset headers, from the first answer that carried them. */
   deprecation: DeprecationHeaders;
+  /** Why the run ended before the input did (auth, rate limit, network). */
+  stoppedBy?: PetsError;
 }
 
 /**
- * Fetches each id in turn. A missing pet is an outcome of its own, so the others still print;
- * any other failure (auth, network, rate limit) stops the run, as it would fail every id.
+ * Fetches many pets, concurrently and paced by the rate gate. A missing pet or a bad id is
+ * an outcome of its own, so the others still come; any other failure ends the run, as it
+ * would fail every id.
  */
 export async function getPets(
-  ids: readonly bigint[],
-  deps: { api: PetsApi; signal?: AbortSignal },
+  ids: AsyncIterable<IdInput>,
+  options: { concurrency: number },
+  deps: { api: PetsApi; signal?: AbortSignal; report(outcome: GetOutcome): void },
 ): Promise<GetResult> {
-  const outcomes: GetOutcome[] = [];
-  let deprecation: DeprecationHeaders = {};
-  for (const [index, id] of ids.entries()) {
-    const line = index + 1;
-    try {
-      const result = await deps.api.getPet(id, { signal: deps.signal });
-      if (Object.keys(deprecation).length === 0) deprecation = result.deprecation;
-      outcomes.push({ line, id, pet: result.pet });
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      outcomes.push({ line, id, error });
-    }
-  }
-  return { outcomes, deprecation };
+  const result: GetResult = { found: 0, missing: 0, invalid: 0, deprecation: {} };
+  const end = await runBatch<IdInput, GetOutcome>({
+    items: ids,
+    concurrency: options.concurrency,
+    async work({ line, id, problem }) {
+      if (id === undefined) {
+        return {
+          result: {
+            line,
+            error: {
+              code: 'invalid_id',
+              message: `line ${line}: ${problem}`,
+              status: null,
+              exitCode: 2,
+            },
+          },
+        };
+      }
+      try {
+        const fetched = await deps.api.getPet(id, { signal: deps.signal });
+        if (Object.keys(result.deprecation).length === 0) result.deprecation = fetched.deprecation;
+        return { result: { line, id, pet: fetched.pet } };
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        return { result: { line, id, error: errorJson(error) } };
+      }
+    },
+    emit(_input, outcome) {
+      if ('pet' in outcome) result.found++;
+      else if (outcome.id === undefined) result.invalid++;
+      else result.missing++;
+      deps.report(outcome);
+    },
+    stop: deps.signal,
+  });
+  if (end.stoppedBy !== undefined && !(end.stoppedBy instanceof PetsError)) throw end.stoppedBy;
+  return end.stoppedBy ? { ...result, stoppedBy: end.stoppedBy } : result;
 }

@@ -184,10 +184,10 @@ describe('pets get', () => {
     expect(result.stdout).toContain('\tPiped\t');
   });
 
-  it('refuses a non-integer id on stdin or in argv with exit 2', async () => {
-    expect((await runMain(['get', '-'], env, { stdin: '12\nabc\n' })).stderr).toContain(
-      'stdin line 2',
-    );
+  it('reports a non-integer id on stdin per line, and refuses one in argv with exit 2', async () => {
+    const stdin = await runMain(['get', '-', '-q'], env, { stdin: '12\nabc\n' });
+    expect(stdin.stderr).toContain('line 2: not an int64 pet id');
+    expect(stdin.code).toBe(1);
     const argv = await runMain(['get', '1.5'], env);
     expect(argv.code).toBe(2);
     expect(argv.stderr).toContain('petId "1.5"');

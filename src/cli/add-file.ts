@@ -1,0 +1,140 @@
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
+import type { RecordResult } from '../commands/add-batch.js';
+import { UsageError, type ErrorJson } from '../errors.js';
+import type { Column } from '../output/render.js';
+import { defaultConcurrency } from './batch-concurrency.js';
+import { ProgressLine } from './progress.js';
+import type { Session } from './session.js';
+
+export interface AddFileFlags {
+  file: string;
+  format?: string;
+  concurrency?: number;
+  journal?: string;
+  retryUnknown?: boolean;
+}
+
+// After Ctrl-C, requests already sent get this long to answer before they are cut off
+// (and journaled as unknown).
+const GRACE_MS = 5_000;
+// The failures table keeps this many rows; the summary still counts them all.
+const MAX_FAILURE_ROWS = 1_000;
+
+const FAILURE_COLUMNS: readonly Column<{ line: number; error: ErrorJson }>[] = [
+  { title: 'LINE', text: (row) => String(row.line) },
+  { title: 'CODE', text: (row) => row.error.code },
+  { title: 'MESSAGE', text: (row) => row.error.message },
+];
+
+async function countLines(path: string): Promise<number> {
+  let lines = 0;
+  let sawContent = false;
+  for await (const chunk of createReadStream(path)) {
+    for (const byte of chunk as Buffer) {
+      if (byte === 0x0a) {
+        if (sawContent) lines++;
+        sawContent = false;
+      } else if (byte !== 0x0d && byte !== 0x20) sawContent = true;
+    }
+  }
+  return lines + (sawContent ? 1 : 0);
+}
+
+/** `pets add --file`: a paced, resumable batch that creates each record at most once. */
+export async function addFromFile(run: Session, flags: AddFileFlags): Promise<void> {
+  const fromStdin = flags.file === '-';
+  if (fromStdin && !flags.journal) {
+    throw new UsageError('--journal <path> is needed when the records come from stdin', {
+      hint: 'The journal is what lets a stopped run resume without creating pets twice.',
+    });
+  }
+  if (!fromStdin) {
+    await access(flags.file).catch(() => {
+      throw new UsageError(`cannot read ${flags.file}`);
+    });
+  }
+  const journalPath = flags.journal ?? `${flags.file}.pets-journal`;
+  const [{ chooseFormat, readRecords }, { openJournal }, { addBatch }] = await Promise.all([
+    import('../batch/input/index.js'),
+    import('../batch/journal.js'),
+    import('../commands/add-batch.js'),
+  ]);
+  const format = chooseFormat(flags.file, flags.format);
+  const total =
+    fromStdin || format === 'json'
+      ? undefined
+      : (await countLines(flags.file)) - (format === 'csv' ? 1 : 0);
+
+  const target = await run.target();
+  const progress = run.showsProgress
+    ? new ProgressLine(run.deps.io.stderr, run.deps.clock, total)
+    : undefined;
+  const api = await run.api(target, progress?.waiter());
+  const concurrency = flags.concurrency ?? defaultConcurrency(api.rateLimitState());
+
+  const cutOff = new AbortController();
+  const onStop = () => setTimeout(() => cutOff.abort(), GRACE_MS).unref();
+  run.deps.signal.addEventListener('abort', onStop, { once: true });
+
+  const journal = openJournal(journalPath);
+  const failures: Array<{ line: number; error: ErrorJson }> = [];
+  const { stringifyJson } = await import('../json/int64-json.js');
+  const report = (result: RecordResult) => {
+    progress?.advance();
+    if (run.mode === 'json') {
+      const line =
+        'pet' in result
+          ? {
+              line: result.line,
+              pet: result.pet,
+              ...(result.kind === 'skipped' ? { skipped: true } : {}),
+            }
+          : { line: result.line, error: result.error };
+      run.print(`${stringifyJson(line)}\n`);
+    } else if ('error' in result && failures.length < MAX_FAILURE_ROWS) {
+      failures.push({ line: result.line, error: result.error });
+    }
+  };
+
+  let outcome;
+  try {
+    outcome = await addBatch(
+      {
+        records: readRecords(fromStdin ? run.deps.io.stdin : createReadStream(flags.file), format),
+        journal,
+        retryUnknown: flags.retryUnknown === true,
+        concurrency,
+      },
+      { api, signal: cutOff.signal, stop: run.deps.signal, report },
+    );
+  } finally {
+    journal.close();
+    progress?.clear();
+    run.deps.signal.removeEventListener('abort', onStop);
+  }
+
+  if (run.mode !== 'json' && failures.length > 0) {
+    const { renderRows } = await import('../output/render.js');
+    run.print(renderRows(FAILURE_COLUMNS, failures, run.mode, run.stdoutColors));
+  }
+  const { created, failed, skipped, unknown, stoppedBy } = outcome;
+  run.notice(
+    `created ${created}, failed ${failed}, skipped ${skipped}, unknown ${unknown} (journal: ${journalPath})`,
+  );
+  if (stoppedBy || unknown > 0) {
+    const again = [
+      'pets add --file',
+      flags.file,
+      ...(flags.journal ? ['--journal', flags.journal] : []),
+      ...(flags.format ? ['--format', flags.format] : []),
+    ].join(' ');
+    run.notice(
+      stoppedBy
+        ? `Stopped early. Resume with: ${again}${fromStdin ? ' < (the same input)' : ''}`
+        : `Check the unknown ones with \`pets list\`; to send them again anyway: ${again} --retry-unknown`,
+    );
+  }
+  if (stoppedBy) throw stoppedBy;
+  if (failed > 0 || unknown > 0) run.exitCode = 1;
+}

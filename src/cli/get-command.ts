@@ -1,0 +1,114 @@
+import type { Command } from 'commander';
+import type { DeprecationHeaders } from '../api/client.js';
+import { GET_PET_REMOVAL_DATE, type Pet } from '../api/contract.js';
+import type { GetOutcome, IdInput } from '../commands/get.js';
+import { UsageError } from '../errors.js';
+import { parseId } from './arguments.js';
+import { defaultConcurrency } from './batch-concurrency.js';
+import { examples, type SessionSource } from './program.js';
+import { readIds } from './read-input.js';
+import type { Session } from './session.js';
+
+export function registerGetCommand(program: Command, session: SessionSource): void {
+  program
+    .command('get')
+    .description(`show pets by id (deprecated API operation, removed ${GET_PET_REMOVAL_DATE})`)
+    .argument('<petId...>', 'one or more ids, or - to read one id per line from stdin')
+    .addHelpText(
+      'after',
+      examples(
+        'pets get 42',
+        'pets get 42 43 44 --json',
+        "pets list --json | jq '.[].id' | pets get - --json",
+      ),
+    )
+    .action(async (args: string[]) => {
+      const run = session();
+      const fromStdin = args.length === 1 && args[0] === '-';
+      const ids = fromStdin ? [] : parseIdArguments(args);
+      let deprecation: DeprecationHeaders = {};
+      try {
+        if (ids.length === 1 && ids[0] !== undefined) {
+          deprecation = await getOne(run, ids[0]);
+        } else {
+          const inputs = fromStdin ? readIds(run.deps.io.stdin) : listed(ids);
+          deprecation = await getMany(run, inputs);
+        }
+      } finally {
+        warnDeprecated(run, deprecation);
+      }
+    });
+}
+
+function parseIdArguments(args: string[]): bigint[] {
+  return args.map((arg) => {
+    try {
+      return parseId(arg);
+    } catch (error) {
+      throw new UsageError(`petId "${arg}" is invalid. ${(error as Error).message}`);
+    }
+  });
+}
+
+async function* listed(ids: bigint[]): AsyncIterable<IdInput> {
+  for (const [index, id] of ids.entries()) yield { line: index + 1, id };
+}
+
+/** One id: the pet itself, or the 404 as the command's error. */
+async function getOne(run: Session, id: bigint): Promise<DeprecationHeaders> {
+  const api = await run.api();
+  const { pet, deprecation } = await api.getPet(id, { signal: run.deps.signal });
+  const { renderPet } = await import('../output/render.js');
+  run.print(renderPet(pet, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
+  return deprecation;
+}
+
+/** Several ids: NDJSON as they come with --json, else a table once all are in. */
+async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<DeprecationHeaders> {
+  const [{ getPets }, { stringifyJson }, api] = await Promise.all([
+    import('../commands/get.js'),
+    import('../json/int64-json.js'),
+    run.api(),
+  ]);
+  const pets: Pet[] = [];
+  const report = (outcome: GetOutcome) => {
+    if (run.mode === 'json') {
+      const line =
+        'pet' in outcome
+          ? { line: outcome.line, pet: outcome.pet }
+          : { line: outcome.line, error: outcome.error };
+      run.print(`${stringifyJson(line)}\n`);
+    } else if ('pet' in outcome) {
+      pets.push(outcome.pet);
+    } else {
+      run.deps.io.stderr.write(
+        `error: ${outcome.id === undefined ? outcome.error.message : `no pet with id ${outcome.id} (404)`}\n`,
+      );
+    }
+  };
+  const result = await getPets(
+    inputs,
+    { concurrency: defaultConcurrency(api.rateLimitState()) },
+    { api, signal: run.deps.signal, report },
+  );
+  if (run.mode !== 'json') {
+    const { renderPets } = await import('../output/render.js');
+    run.print(renderPets(pets, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
+  }
+  if (result.stoppedBy) throw result.stoppedBy;
+  if (result.invalid > 0) run.exitCode = 1;
+  else if (result.missing > 0) run.exitCode = 3;
+  return result.deprecation;
+}
+
+function warnDeprecated(run: Session, headers: DeprecationHeaders): void {
+  if (run.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
+  const said = Object.entries(headers)
+    .map(([name, value]) => `${name[0]?.toUpperCase()}${name.slice(1)}: ${value}`)
+    .join('; ');
+  run.notice(
+    `warning: \`pets get\` uses GET /pets/{petId}, which is deprecated and will be removed on ` +
+      `${GET_PET_REMOVAL_DATE}; use \`pets list --status <status>\` instead.` +
+      (said ? ` The server says: ${said}.` : ''),
+  );
+}

@@ -1,0 +1,90 @@
+import { formatDuration, type Clock } from '../clock.js';
+import type { Waiter } from '../ratelimit/gate.js';
+import type { Output } from './deps.js';
+
+export interface ProgressStats {
+  done: number;
+  /** Known for a file, not for stdin. */
+  total?: number;
+  startedAtMs: number;
+  nowMs: number;
+  /** The wait under way for a send slot, if any. */
+  waitMs?: number;
+  waitReason?: string;
+}
+
+const BAR_WIDTH = 20;
+
+/** One line: done/total, a bar, the rate, the time left, and any wait for the rate limit. */
+export function renderProgress(stats: ProgressStats): string {
+  const elapsedS = Math.max(0.001, (stats.nowMs - stats.startedAtMs) / 1000);
+  const rate = stats.done / elapsedS;
+  const parts: string[] = [];
+  if (stats.total !== undefined && stats.total > 0) {
+    const share = Math.min(1, stats.done / stats.total);
+    const filled = Math.round(share * BAR_WIDTH);
+    parts.push(
+      `${stats.done}/${stats.total} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${Math.floor(share * 100)}%`,
+    );
+  } else {
+    parts.push(`${stats.done} done`);
+  }
+  parts.push(`${rate.toFixed(1)}/s`);
+  if (stats.total !== undefined && rate > 0 && stats.done < stats.total) {
+    parts.push(`ETA ${formatDuration(((stats.total - stats.done) / rate) * 1000)}`);
+  }
+  if (stats.waitMs !== undefined && stats.waitMs > 0) {
+    parts.push(`${stats.waitReason ?? 'waiting'} ${formatDuration(stats.waitMs)}`);
+  }
+  return parts.join(' · ');
+}
+
+const REDRAW_MS = 100;
+
+/** Draws the progress line on a terminal's stderr, at most ten times a second. */
+export class ProgressLine {
+  private stats: ProgressStats;
+  private lastDrawMs = -Infinity;
+  private waitEndsAtMs?: number;
+
+  constructor(
+    private readonly stderr: Output,
+    private readonly clock: Clock,
+    total: number | undefined,
+  ) {
+    const now = clock.now();
+    this.stats = { done: 0, total, startedAtMs: now, nowMs: now };
+  }
+
+  advance(): void {
+    this.stats.done++;
+    this.draw(false);
+  }
+
+  /** A waiter for the rate gate that shows the wait on this line instead of a countdown of its own. */
+  waiter(): Waiter {
+    return async (ms, notice, signal) => {
+      this.waitEndsAtMs = this.clock.now() + ms;
+      this.stats.waitReason = notice.reason;
+      this.draw(true);
+      try {
+        await this.clock.sleep(ms, signal);
+      } finally {
+        this.waitEndsAtMs = undefined;
+      }
+    };
+  }
+
+  draw(force: boolean): void {
+    const now = this.clock.now();
+    if (!force && now - this.lastDrawMs < REDRAW_MS) return;
+    this.lastDrawMs = now;
+    this.stats.nowMs = now;
+    this.stats.waitMs = this.waitEndsAtMs === undefined ? undefined : this.waitEndsAtMs - now;
+    this.stderr.write(`\r\u001b[2K${renderProgress(this.stats)}`);
+  }
+
+  clear(): void {
+    this.stderr.write('\r\u001b[2K');
+  }
+}

@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { tempConfigDir } from '../helpers/config-dir.js';
+import { BIN, runBinary } from '../helpers/run-binary.js';
+
+let sandbox: RunningSandbox;
+beforeAll(async () => {
+  // 600 a minute paces the batch at 10 a second, so an interrupt lands halfway.
+  sandbox = await startSandbox({ plan: 'free', rpm: 600, rpd: 100_000 });
+});
+afterAll(() => sandbox.close());
+
+describe('an interrupted batch', () => {
+  it('saves its journal on SIGINT, exits 130, and resumes creating every record exactly once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pets-resume-'));
+    const input = join(dir, 'pets.ndjson');
+    const names = Array.from({ length: 40 }, (_, i) => `Resume ${i}`);
+    writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
+    const env = {
+      PETS_CONFIG_DIR: tempConfigDir(),
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: sandbox.key,
+    };
+
+    const child = spawn(process.execPath, [BIN, 'add', '--file', input], {
+      env: { PATH: process.env.PATH, ...env },
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    while (sandbox.pets().length < 8) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const createdFirst = sandbox.pets().length;
+    expect(createdFirst).toBeLessThan(40);
+    expect(stderr).toMatch(/created \d+, failed 0, skipped 0, unknown 0/);
+    expect(stderr).toContain(`Resume with: pets add --file ${input}`);
+
+    const resumed = await runBinary(['add', '--file', input], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`skipped ${createdFirst}`);
+    const stored = sandbox
+      .pets()
+      .map((pet) => pet.name)
+      .sort();
+    expect(stored).toEqual([...names].sort());
+  });
+});
