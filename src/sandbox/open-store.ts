@@ -1,5 +1,5 @@
 import { readDataFile, writeDataFile } from './data-file.js';
-import { PetStore } from './pet-store.js';
+import { PetStore, type PersistSnapshot } from './pet-store.js';
 import { samplePets } from './seed.js';
 
 export interface StoreSource {
@@ -15,9 +15,10 @@ export interface StoreSource {
  */
 export function openStore({ dataFile, firstId, seed }: StoreSource): PetStore {
   const stored = dataFile === undefined ? undefined : readDataFile(dataFile);
-  const persist = dataFile === undefined ? () => {} : writeDataFile.bind(undefined, dataFile);
+  const persist: PersistSnapshot =
+    dataFile === undefined ? () => {} : (take) => writeDataFile(dataFile, take());
   const store = new PetStore(stored ?? { nextId: firstId, pets: [] }, persist);
   if (store.size === 0 && seed > 0) store.createMany(samplePets(seed));
-  else if (stored === undefined) persist(store.snapshot());
+  else if (stored === undefined) persist(() => store.snapshot());
   return store;
 }

@@ -5,8 +5,12 @@ export interface StoreSnapshot {
   pets: Pet[];
 }
 
-/** Saves a snapshot; throws when it cannot, and the store then keeps its previous state. */
-export type PersistSnapshot = (snapshot: StoreSnapshot) => void;
+/**
+ * Saves the snapshot that `take` builds; throws when it cannot, and the store then keeps its
+ * previous state. The snapshot is built only when there is somewhere to save it: copying
+ * the store on every create would make an in-memory sandbox quadratic.
+ */
+export type PersistSnapshot = (take: () => StoreSnapshot) => void;
 
 export class IdsExhaustedError extends Error {
   constructor() {
@@ -70,7 +74,7 @@ export class PetStore {
       copyPet({ ...newPet, id: this.nextId + BigInt(index) }),
     );
     const nextId = lastId + 1n;
-    this.persist({ nextId, pets: [...this.petsById.values(), ...created] });
+    this.persist(() => ({ nextId, pets: [...this.petsById.values(), ...created] }));
     for (const pet of created) this.petsById.set(pet.id, pet);
     this.nextId = nextId;
     return created.map(copyPet);
