@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { RecordResult } from '../commands/add-batch.js';
@@ -74,6 +75,8 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
   const concurrency = flags.concurrency ?? defaultConcurrency(api.rateLimitState());
 
   const cutOff = new AbortController();
+  // Every request in flight listens to it; more than ten is the point of a batch, not a leak.
+  setMaxListeners(0, cutOff.signal);
   const onStop = () => setTimeout(() => cutOff.abort(), GRACE_MS).unref();
   run.deps.signal.addEventListener('abort', onStop, { once: true });
 

@@ -1,3 +1,4 @@
+import { followAbort } from '../abort.js';
 import { readErrorBody } from '../api/validate.js';
 import { clockTime, formatDuration, type Clock } from '../clock.js';
 import { InterruptedError, NetworkError, RateLimitError } from '../errors.js';
@@ -140,12 +141,14 @@ export class RateGate {
   ): Promise<number> {
     if (traced)
       this.trace(`wait ${formatDuration(ms)}: ${reason} (attempt ${attempt}/${MAX_ATTEMPTS})`);
-    const stops = [request.signal, request.stopSending].filter((s): s is AbortSignal => !!s);
+    const stop = followAbort([request.signal, request.stopSending]);
     try {
-      await this.wait(ms, { reason, attempt, maxAttempts: MAX_ATTEMPTS }, AbortSignal.any(stops));
+      await this.wait(ms, { reason, attempt, maxAttempts: MAX_ATTEMPTS }, stop.signal);
     } catch (error) {
-      if (stops.some((stop) => stop.aborted)) throw new InterruptedError();
+      if (stop.signal.aborted) throw new InterruptedError();
       throw error;
+    } finally {
+      stop.dispose();
     }
     return ms;
   }

@@ -49,4 +49,31 @@ describe('an interrupted batch', () => {
       .sort();
     expect(stored).toEqual([...names].sort());
   });
+
+  it('runs a wide batch without a word from Node on stderr', async () => {
+    const unlimited = await startSandbox({ plan: 'unlimited' });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'pets-wide-'));
+      const input = join(dir, 'wide.ndjson');
+      writeFileSync(
+        input,
+        Array.from({ length: 200 }, (_, i) =>
+          JSON.stringify({ name: `W${i}`, categoryId: 1 }),
+        ).join('\n'),
+      );
+      const env = {
+        PETS_CONFIG_DIR: tempConfigDir(),
+        PETS_BASE_URL: unlimited.baseUrl,
+        PETS_API_KEY: unlimited.key,
+      };
+      const result = await runBinary(['add', '--file', input, '--concurrency', '16'], env);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe(
+        `created 200, failed 0, skipped 0, unknown 0 (journal: ${input}.pets-journal)\n`,
+      );
+      expect(unlimited.pets()).toHaveLength(200);
+    } finally {
+      await unlimited.close();
+    }
+  });
 });
