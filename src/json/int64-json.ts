@@ -18,8 +18,34 @@ export class JsonSyntaxError extends Error {
 const MAX_DEPTH = 512;
 const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 
+// A number that may not fit a double exactly has at least 16 digits in a row.
+const LONG_DIGIT_RUN = /\d{16}/;
+
 /** Parses JSON text; integers outside ±(2^53-1) become bigint. Errors never quote the input. */
 export function parseJson(text: string): JsonValue {
+  // Without a long digit run JSON.parse is exact and several times faster. Its errors quote
+  // the input, so on any failure the careful parser below runs and reports instead.
+  if (!LONG_DIGIT_RUN.test(text) && countOpenings(text) <= MAX_DEPTH) {
+    try {
+      return JSON.parse(text) as JsonValue;
+    } catch {
+      // fall through to the careful parser, for an error that names only a position
+    }
+  }
+  return parseCarefully(text);
+}
+
+/** Brackets opened in all: no more than MAX_DEPTH of them means no deeper nesting either. */
+function countOpenings(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('{'); at !== -1 && count <= MAX_DEPTH; at = text.indexOf('{', at + 1))
+    count++;
+  for (let at = text.indexOf('['); at !== -1 && count <= MAX_DEPTH; at = text.indexOf('[', at + 1))
+    count++;
+  return count;
+}
+
+function parseCarefully(text: string): JsonValue {
   let pos = 0;
 
   const fail = (what: string): never => {
@@ -137,11 +163,28 @@ const LITERALS: ReadonlyArray<readonly [string, JsonValue]> = [
 const UNSAFE_FOR_TERMINALS =
   /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+const HAS_UNSAFE = new RegExp(UNSAFE_FOR_TERMINALS.source);
+
 function quote(text: string): string {
-  return JSON.stringify(text).replace(
+  const json = JSON.stringify(text);
+  if (!HAS_UNSAFE.test(json)) return json;
+  return json.replace(
     UNSAFE_FOR_TERMINALS,
     (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
+}
+
+// A batch writes the same few keys hundreds of thousands of times; quote each once.
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 256;
+
+function quoteKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = quote(key);
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 /**
@@ -174,7 +217,8 @@ export function stringifyJson(value: unknown, indent = 0): string {
         const members: string[] = [];
         for (const [key, member] of Object.entries(v)) {
           const written = write(member, inner);
-          if (written !== undefined) members.push(`${quote(key)}:${indent ? ' ' : ''}${written}`);
+          if (written !== undefined)
+            members.push(`${quoteKey(key)}:${indent ? ' ' : ''}${written}`);
         }
         return members.length ? `{${open}${members.join(sep)}${close}}` : '{}';
       }

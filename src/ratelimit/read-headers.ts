@@ -1,3 +1,4 @@
+import { RATE_LIMIT_HEADERS } from '../api/contract.js';
 import { parseRateLimit } from '../http/rate-limit-headers.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import { headerValue, type HttpResponse } from '../http/types.js';
@@ -15,6 +16,8 @@ export interface RateHeaders {
  * never earlier.
  */
 export function readRateHeaders(headers: HttpResponse['headers'], nowMs: number): RateHeaders {
+  if (headers[RATE_LIMIT_HEADERS.reset] === undefined && headers['retry-after'] === undefined)
+    return {};
   const date = Date.parse(headerValue(headers, 'date') ?? '');
   const serverNowMs = Number.isNaN(date) ? nowMs : date;
   const offsetMs = serverNowMs - nowMs;
