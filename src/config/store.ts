@@ -1,7 +1,7 @@
 import { chmod, mkdir, rm, stat } from 'node:fs/promises';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Conf from 'conf';
+import type Conf from 'conf';
 import { ConfigFileError, UsageError } from '../errors.js';
 
 export interface Profile {
@@ -33,26 +33,35 @@ export function checkProfileName(name: string): string {
   return name;
 }
 
-/** Opens the config in `dir` (created 0700), stored by conf with file mode 0600. */
+/**
+ * Opens the config in `dir` (created 0700), stored by conf with file mode 0600. Reading
+ * needs no conf: the file is plain JSON, and conf's import (ajv and all) costs start-up
+ * time that read-only commands should not pay. conf is loaded for the first write.
+ */
 export function openConfigStore(dir: string): ConfigStore {
   const path = join(dir, 'config.json');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  let conf: Conf<Record<string, unknown>>;
-  try {
-    conf = new Conf({ cwd: dir, configName: 'config', configFileMode: 0o600, projectSuffix: '' });
-  } catch {
-    // conf's parse error quotes the file, keys included: say only where the problem is.
-    throw new ConfigFileError(path, 'is not valid JSON');
-  }
+  let conf: Promise<Conf<Record<string, unknown>>> | undefined;
 
   const read = (): ConfigData => {
-    let raw: Record<string, unknown>;
+    let text: string;
     try {
-      raw = conf.store;
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return normalize({}, path);
+      throw new ConfigFileError(path, 'cannot be read');
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
     } catch {
+      // The parse error quotes the file, keys included: say only where the problem is.
       throw new ConfigFileError(path, 'is not valid JSON');
     }
-    return normalize(raw, path);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      throw new ConfigFileError(path, 'does not hold pets settings');
+    }
+    return normalize(raw as Record<string, unknown>, path);
   };
 
   const update = async <T>(change: (data: ConfigData) => T): Promise<T> => {
@@ -60,7 +69,11 @@ export function openConfigStore(dir: string): ConfigStore {
     try {
       const data = read();
       const result = change(data);
-      conf.store = { ...data };
+      conf ??= import('conf').then(
+        ({ default: Conf }) =>
+          new Conf({ cwd: dir, configName: 'config', configFileMode: 0o600, projectSuffix: '' }),
+      );
+      (await conf).store = { ...data };
       await chmod(path, 0o600);
       return result;
     } finally {
@@ -71,8 +84,7 @@ export function openConfigStore(dir: string): ConfigStore {
   return { path, read, update };
 }
 
-// conf spreads whatever JSON it read into an object (a string becomes {"0": …}), so unknown
-// top-level keys mean the file is not ours. __internal__ is conf's own bookkeeping.
+// Unknown top-level keys mean the file is not ours. __internal__ is conf's own bookkeeping.
 const TOP_LEVEL_KEYS = new Set(['activeProfile', 'profiles', '__internal__']);
 
 function normalize(raw: Record<string, unknown>, path: string): ConfigData {
