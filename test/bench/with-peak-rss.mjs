@@ -1,0 +1,6 @@
+// Runs pets in this process and prints its peak resident memory (KiB) on stderr at exit,
+// so a benchmark can measure the CLI's own memory, not the harness's.
+import { main } from '../../dist/cli/main.js';
+
+process.exitCode = await main(['node', 'pets', ...process.argv.slice(2)]);
+process.stderr.write(`\npeak-rss-kib ${process.resourceUsage().maxRSS}\n`);
