@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { CommanderError } from 'commander';
 import { InterruptedError } from '../errors.js';
 import { colorEnabled, palette } from '../output/color.js';
@@ -15,8 +14,6 @@ const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
  */
 export async function main(argv: readonly string[], deps?: Deps): Promise<number> {
   const stop = new AbortController();
-  // Each request of a batch listens for Ctrl-C: many listeners are expected, not a leak.
-  setMaxListeners(0, stop.signal);
   const ownDeps = deps ?? (await import('./wiring.js')).createDeps({ signal: stop.signal });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop);
   const state: RunState = {};

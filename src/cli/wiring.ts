@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ApiTarget } from '../api/client.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Transport } from '../http/transport.js';
@@ -41,6 +42,8 @@ export function createDeps({
   env = process.env,
   clock = systemClock,
 }: WiringOptions): Deps {
+  // Each request of a batch listens for Ctrl-C: many listeners are expected, not a leak.
+  setMaxListeners(0, signal);
   let config: ConfigStore | undefined;
   const transports: Transport[] = [];
   const gates = new Map<string, RateGate>();

@@ -13,7 +13,9 @@ import { promisify } from 'node:util';
 import { startSandbox } from '../../dist/sandbox/index.js';
 
 const run = promisify(execFile);
-const [pacedCount = 600, unpacedCount = 10_000, rssCount = 200_000] = process.argv.slice(2).map(Number);
+const [pacedCount = 600, unpacedCount = 10_000, rssCount = 200_000] = process.argv
+  .slice(2)
+  .map(Number);
 const here = (name) => fileURLToPath(new URL(name, import.meta.url));
 const bin = here('../../bin/pets.js');
 const home = mkdtempSync(join(tmpdir(), 'pets-bench-'));
@@ -22,7 +24,8 @@ const CONCURRENCY = 8;
 function records(count, prefix) {
   const path = join(home, `${prefix}-${count}.ndjson`);
   const lines = [];
-  for (let i = 0; i < count; i++) lines.push(JSON.stringify({ name: `${prefix} ${i}`, categoryId: i % 50, status: 'available' }));
+  for (let i = 0; i < count; i++)
+    lines.push(JSON.stringify({ name: `${prefix} ${i}`, categoryId: i % 50, status: 'available' }));
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
 }
@@ -56,7 +59,11 @@ const rows = [];
   // The window opens with the first request, so the n-th request may go (n-1)/n of a window later.
   const allowedPerSecond = 600 / 60;
   const idealSeconds = ((pacedCount - 1) / pacedCount) * (pacedCount / allowedPerSecond);
-  rows.push(['paced throughput, --rpm 600', `${(created / seconds).toFixed(2)}/s for ${created} records in ${seconds.toFixed(1)} s`, `${(idealSeconds / seconds).toFixed(3)} of the allowed rate`]);
+  rows.push([
+    'paced throughput, --rpm 600',
+    `${(created / seconds).toFixed(2)}/s for ${created} records in ${seconds.toFixed(1)} s`,
+    `${(idealSeconds / seconds).toFixed(3)} of the allowed rate`,
+  ]);
   rows.push(['429 answers while paced', String(tooMany), tooMany === 0 ? 'ok' : 'FAIL']);
 }
 
@@ -64,27 +71,51 @@ const rows = [];
 {
   const file = records(unpacedCount, 'unpaced');
   const sandboxA = await startSandbox({ plan: 'unlimited' });
-  const raw = await timed(here('raw-undici-loop.mjs'), [sandboxA.baseUrl, sandboxA.key, file, String(CONCURRENCY)], process.env);
+  const raw = await timed(
+    here('raw-undici-loop.mjs'),
+    [sandboxA.baseUrl, sandboxA.key, file, String(CONCURRENCY)],
+    process.env,
+  );
   await sandboxA.close();
   const sandboxB = await startSandbox({ plan: 'unlimited' });
-  const pets = await timed(bin, ['add', '--file', file, '-q', '--concurrency', String(CONCURRENCY)], envFor(sandboxB));
+  const pets = await timed(
+    bin,
+    ['add', '--file', file, '-q', '--concurrency', String(CONCURRENCY)],
+    envFor(sandboxB),
+  );
   const created = sandboxB.pets().length;
   await sandboxB.close();
   const rawRate = unpacedCount / raw.seconds;
   const petsRate = created / pets.seconds;
-  rows.push(['raw undici loop, unlimited', `${rawRate.toFixed(0)}/s (${unpacedCount} in ${raw.seconds.toFixed(1)} s)`, '1.000']);
-  rows.push(['pets add --file, unlimited', `${petsRate.toFixed(0)}/s (${created} in ${pets.seconds.toFixed(1)} s)`, `${(petsRate / rawRate).toFixed(3)} of the raw loop`]);
+  rows.push([
+    'raw undici loop, unlimited',
+    `${rawRate.toFixed(0)}/s (${unpacedCount} in ${raw.seconds.toFixed(1)} s)`,
+    '1.000',
+  ]);
+  rows.push([
+    'pets add --file, unlimited',
+    `${petsRate.toFixed(0)}/s (${created} in ${pets.seconds.toFixed(1)} s)`,
+    `${(petsRate / rawRate).toFixed(3)} of the raw loop`,
+  ]);
 }
 
 // Memory: a 200,000-line import, peak RSS of the pets process itself.
 {
   const sandbox = await startSandbox({ plan: 'unlimited' });
   const file = records(rssCount, 'rss');
-  const result = await timed(here('with-peak-rss.mjs'), ['add', '--file', file, '-q', '--concurrency', String(CONCURRENCY)], envFor(sandbox));
+  const result = await timed(
+    here('with-peak-rss.mjs'),
+    ['add', '--file', file, '-q', '--concurrency', String(CONCURRENCY)],
+    envFor(sandbox),
+  );
   const kib = Number(/peak-rss-kib (\d+)/.exec(result.stderr)?.[1]);
   const created = sandbox.pets().length;
   await sandbox.close();
-  rows.push([`peak RSS, ${rssCount}-line NDJSON import`, `${(kib / 1024).toFixed(0)} MB (${created} created in ${result.seconds.toFixed(0)} s)`, `${(kib / 1024 / 150).toFixed(3)} of the 150 MB budget`]);
+  rows.push([
+    `peak RSS, ${rssCount}-line NDJSON import`,
+    `${(kib / 1024).toFixed(0)} MB (${created} created in ${result.seconds.toFixed(0)} s)`,
+    `${(kib / 1024 / 150).toFixed(3)} of the 150 MB budget`,
+  ]);
 }
 
 rmSync(home, { recursive: true, force: true });
