@@ -20,6 +20,8 @@ export interface ApiTarget {
   baseUrl: string;
   apiKey: string;
   keySource: 'environment' | 'profile';
+  /** Creates on this profile show a badge, and batches ask first. */
+  protected: boolean;
 }
 
 export interface PetsApiOptions {

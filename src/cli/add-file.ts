@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { RecordResult } from '../commands/add-batch.js';
+import type { ApiTarget } from '../api/client.js';
 import { UsageError, type ErrorJson } from '../errors.js';
 import type { Column } from '../output/render.js';
 import { defaultConcurrency } from './batch-concurrency.js';
@@ -14,6 +15,39 @@ export interface AddFileFlags {
   concurrency?: number;
   journal?: string;
   retryUnknown?: boolean;
+  yes?: boolean;
+}
+
+/**
+ * A batch into a protected profile needs a person to type the profile's name, or --yes
+ * where no one can be asked (a pipe, --no-input, records on stdin).
+ */
+async function confirmProtected(
+  run: Session,
+  target: ApiTarget,
+  recordsOnStdin: boolean,
+  yes: boolean,
+) {
+  if (!target.protected) return;
+  run.protectedBadge(target);
+  if (yes) return;
+  if (!run.canPrompt || recordsOnStdin) {
+    throw new UsageError(
+      `profile "${target.profile}" is protected: a batch into it needs --yes here`,
+      {
+        hint: 'Nobody can be asked to confirm (no terminal on stdin, or --no-input); nothing was sent.',
+      },
+    );
+  }
+  const { promptLine } = await import('./prompt-secret.js');
+  const typed = await promptLine(
+    `Import into protected profile "${target.profile}" (${new URL(target.baseUrl).host})? Type its name to go on: `,
+    run.deps.io.stdin,
+    run.deps.io.stderr,
+  );
+  if (typed.trim() !== target.profile) {
+    throw new UsageError('that is not the profile name; nothing was sent');
+  }
 }
 
 // After Ctrl-C, requests already sent get this long to answer before they are cut off
@@ -68,6 +102,7 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
       : (await countLines(flags.file)) - (format === 'csv' ? 1 : 0);
 
   const target = await run.target();
+  await confirmProtected(run, target, fromStdin, flags.yes === true);
   const progress = run.showsProgress
     ? new ProgressLine(run.deps.io.stderr, run.deps.clock, total)
     : undefined;

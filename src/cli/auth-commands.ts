@@ -8,10 +8,13 @@ import type { Session } from './session.js';
 async function readKey(run: Session, withKey: boolean): Promise<string> {
   const { io } = run.deps;
   if (withKey) return (await readAll(io.stdin, 64 * 1024)).split(/\r?\n/)[0] ?? '';
-  if (!io.stdinIsTTY) {
-    throw new UsageError('there is no terminal to ask for the key on', {
-      hint: 'Pipe it in instead: pets auth login --with-key < key.txt',
-    });
+  if (!run.canPrompt) {
+    throw new UsageError(
+      io.stdinIsTTY
+        ? '--no-input forbids asking for the key'
+        : 'there is no terminal to ask for the key on',
+      { hint: 'Pipe it in instead: pets auth login --with-key < key.txt' },
+    );
   }
   const { promptSecret } = await import('./prompt-secret.js');
   return promptSecret('API key (input hidden): ', io.stdin as ReadStream, io.stderr);

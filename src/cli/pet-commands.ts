@@ -15,6 +15,7 @@ interface AddFlags {
   concurrency?: number;
   journal?: string;
   retryUnknown?: boolean;
+  yes?: boolean;
 }
 
 export function registerPetCommands(program: Command, session: SessionSource): void {
@@ -66,6 +67,7 @@ export function registerPetCommands(program: Command, session: SessionSource): v
       'where results are recorded for resuming (default: <file>.pets-journal)',
     )
     .option('--retry-unknown', 'resend records whose earlier create may or may not have happened')
+    .option('--yes', 'import into a protected profile without typing its name')
     .addHelpText(
       'after',
       examples(
@@ -95,7 +97,9 @@ export function registerPetCommands(program: Command, session: SessionSource): v
           hint: 'Example: pets add --name Rex --category-id 3',
         });
       }
-      const [{ addPet }, api] = await Promise.all([import('../commands/add.js'), run.api()]);
+      const target = await run.target();
+      run.protectedBadge(target);
+      const [{ addPet }, api] = await Promise.all([import('../commands/add.js'), run.api(target)]);
       const pet = await addPet(
         { name, categoryId, ...(status ? { status } : {}) },
         { api, signal: run.deps.signal },

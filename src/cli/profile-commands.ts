@@ -13,6 +13,7 @@ const PROFILE_COLUMNS: readonly Column<ProfileSummary>[] = [
   { title: 'NAME', text: (p) => p.name },
   { title: 'BASE URL', text: (p) => p.baseUrl ?? '(not set)' },
   { title: 'KEY', text: (p) => p.key },
+  { title: 'PROTECTED', text: (p) => (p.protected ? 'yes' : '') },
 ];
 
 async function printProfiles(run: Session, profiles: ProfileSummary[], asFields: boolean) {
@@ -28,6 +29,7 @@ async function printProfiles(run: Session, profiles: ProfileSummary[], asFields:
           ['active', p.active ? 'yes' : 'no'],
           ['base url', p.baseUrl ?? '(not set)'],
           ['key', p.key],
+          ['protected', p.protected ? 'yes' : 'no'],
         ],
         run.mode,
         run.stdoutColors,
@@ -88,21 +90,30 @@ export function registerProfileCommands(program: Command, session: SessionSource
 
   profile
     .command('set')
-    .description('create a profile or change its base URL')
+    .description('create a profile, or change its base URL or protection')
     .argument('<name>', 'profile name')
-    .requiredOption(
-      '--base-url <url>',
-      'the API address ending in /v1 (https, or http to loopback)',
+    .option('--base-url <url>', 'the API address ending in /v1 (https, or http to loopback)')
+    .option(
+      '--protected',
+      'show a badge on creates and ask before batches (production has it by default)',
     )
+    .option('--no-protected', 'stop guarding this profile')
     .addHelpText(
-      'after',
-      examples('pets profile set production --base-url https://api.example.com/v1'),
+      'before',
+      examples(
+        'pets profile set production --base-url https://api.example.com/v1',
+        'pets profile set eu-prod --base-url https://eu.example.com/v1 --protected',
+      ),
     )
-    .action(async (name: string, options: { baseUrl: string }) => {
+    .action(async (name: string, options: { baseUrl?: string; protected?: boolean }) => {
       const run = session();
       const { setProfile } = await import('../commands/profile.js');
       const saved = await setProfile(name, options, { config: await run.config() });
-      run.notice(`Saved profile "${saved.name}": ${saved.baseUrl}.`);
+      run.notice(
+        `Saved profile "${saved.name}": ${saved.baseUrl ?? 'no base URL yet'}` +
+          (saved.protected ? ' (protected)' : '') +
+          '.',
+      );
       if (saved.key === '(none)') run.notice(`Next: pets auth login --profile ${saved.name}`);
     });
 

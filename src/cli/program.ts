@@ -34,6 +34,7 @@ export function buildProgram(deps: Deps, state: RunState): Command {
       60,
     )
     .option('--debug', 'trace HTTP requests on stderr (the key shows as Bearer ***)')
+    .option('--no-input', 'never prompt; fail instead where a question would be asked')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({

@@ -33,3 +33,24 @@ export function promptSecret(question: string, stdin: ReadStream, stderr: Output
     stderr.write(question);
   });
 }
+
+/** Asks for one line of visible input on the terminal (a confirmation). */
+export async function promptLine(
+  question: string,
+  stdin: NodeJS.ReadableStream,
+  stderr: Output,
+): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const lines = createInterface({
+    input: stdin,
+    output: stderr as NodeJS.WritableStream,
+    terminal: false,
+  });
+  stderr.write(question);
+  try {
+    for await (const line of lines) return line;
+    return '';
+  } finally {
+    lines.close();
+  }
+}

@@ -16,6 +16,8 @@ export interface GlobalOptions {
   timeout: number;
   maxWait: number;
   debug: boolean;
+  /** false with --no-input: never prompt. */
+  input: boolean;
 }
 
 /** One run of pets: its deps, its global options, what it has learned and how it will exit. */
@@ -46,6 +48,21 @@ export class Session {
   /** Countdowns and progress: only for a person at a terminal who did not ask for quiet. */
   get showsProgress(): boolean {
     return this.deps.io.stderrIsTTY && !this.globals.quiet;
+  }
+
+  /** Whether a question may be asked: a terminal on stdin, and no --no-input. */
+  get canPrompt(): boolean {
+    return this.deps.io.stdinIsTTY && this.globals.input !== false;
+  }
+
+  /** The one-line warning before a create on a protected profile. */
+  protectedBadge(target: ApiTarget): void {
+    if (!target.protected || this.globals.quiet) return;
+    const host = new URL(target.baseUrl).host;
+    const colors = this.stderrColors;
+    this.deps.io.stderr.write(
+      `${colors.bgRed.white.bold(' PROTECTED ')} ${colors.bold(escapeForTerminal(target.profile))} ${escapeForTerminal(host)}\n`,
+    );
   }
 
   print(text: string): void {

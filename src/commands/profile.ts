@@ -1,6 +1,11 @@
 import { checkBaseUrl } from '../config/base-url.js';
 import { keyHint } from '../config/key-hint.js';
-import { BUILT_IN_PROFILES, checkProfileName, type ConfigStore } from '../config/store.js';
+import {
+  BUILT_IN_PROFILES,
+  checkProfileName,
+  isProtected,
+  type ConfigStore,
+} from '../config/store.js';
 import { UsageError } from '../errors.js';
 
 export interface ProfileSummary {
@@ -9,6 +14,7 @@ export interface ProfileSummary {
   baseUrl: string | null;
   /** The key as shown to people: its last 4 characters at most. */
   key: string;
+  protected: boolean;
 }
 
 type ConfigDeps = { config: ConfigStore };
@@ -28,6 +34,7 @@ export function listProfiles(deps: ConfigDeps): ProfileSummary[] {
       active: name === data.activeProfile,
       baseUrl: profile.baseUrl ?? null,
       key: keyHint(profile.apiKey),
+      protected: isProtected(name, profile),
     }));
 }
 
@@ -45,16 +52,26 @@ export async function useProfile(name: string, deps: ConfigDeps): Promise<Profil
   return showProfile(name, deps);
 }
 
-/** Creates the profile if it does not exist yet; keeps its key. */
+/** Creates the profile if it does not exist yet, or changes what is given; keeps its key. */
 export async function setProfile(
   name: string,
-  settings: { baseUrl: string },
+  settings: { baseUrl?: string; protected?: boolean },
   deps: ConfigDeps,
 ): Promise<ProfileSummary> {
   checkProfileName(name);
-  const baseUrl = checkBaseUrl(settings.baseUrl, '--base-url');
+  if (settings.baseUrl === undefined && settings.protected === undefined) {
+    throw new UsageError('profile set needs --base-url, --protected or --no-protected', {
+      hint: `Example: pets profile set ${name} --base-url https://api.example.com/v1`,
+    });
+  }
+  const baseUrl =
+    settings.baseUrl === undefined ? undefined : checkBaseUrl(settings.baseUrl, '--base-url');
   await deps.config.update((data) => {
-    data.profiles[name] = { ...data.profiles[name], baseUrl };
+    data.profiles[name] = {
+      ...data.profiles[name],
+      ...(baseUrl === undefined ? {} : { baseUrl }),
+      ...(settings.protected === undefined ? {} : { protected: settings.protected }),
+    };
   });
   return showProfile(name, deps);
 }

@@ -2,7 +2,7 @@ import type { ApiTarget } from '../api/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import { checkBaseUrl } from './base-url.js';
 import type { Env } from './paths.js';
-import type { ConfigData } from './store.js';
+import { isProtected, type ConfigData } from './store.js';
 
 /** --profile, else PETS_PROFILE, else the active profile. */
 export function chooseProfile(data: ConfigData, profileFlag: string | undefined, env: Env): string {
@@ -41,5 +41,11 @@ export function resolveTarget(
       hint: `Run \`pets auth login --profile ${profile}\`, or set PETS_API_KEY.`,
     });
   }
-  return { profile, baseUrl, apiKey, keySource: env.PETS_API_KEY ? 'environment' : 'profile' };
+  return {
+    profile,
+    baseUrl,
+    apiKey,
+    keySource: env.PETS_API_KEY ? 'environment' : 'profile',
+    protected: isProtected(profile, saved),
+  };
 }

@@ -7,6 +7,13 @@ import { ConfigFileError, UsageError } from '../errors.js';
 export interface Profile {
   baseUrl?: string;
   apiKey?: string;
+  /** Creates show a badge and batches ask first. Unset means the default for the name. */
+  protected?: boolean;
+}
+
+/** production guards itself until told otherwise; any profile can be marked. */
+export function isProtected(name: string, profile: Profile | undefined): boolean {
+  return profile?.protected ?? name === 'production';
 }
 
 export interface ConfigData {
@@ -103,14 +110,19 @@ function normalize(raw: Record<string, unknown>, path: string): ConfigData {
     if (typeof value !== 'object' || value === null) {
       throw new ConfigFileError(path, `has a broken entry for profile "${name}"`);
     }
-    const { baseUrl, apiKey } = value as Record<string, unknown>;
+    const { baseUrl, apiKey, protected: guarded } = value as Record<string, unknown>;
     if (
       (baseUrl !== undefined && typeof baseUrl !== 'string') ||
-      (apiKey !== undefined && typeof apiKey !== 'string')
+      (apiKey !== undefined && typeof apiKey !== 'string') ||
+      (guarded !== undefined && typeof guarded !== 'boolean')
     ) {
       throw new ConfigFileError(path, `has a broken entry for profile "${name}"`);
     }
-    checked[name] = { ...(baseUrl ? { baseUrl } : {}), ...(apiKey ? { apiKey } : {}) };
+    checked[name] = {
+      ...(baseUrl ? { baseUrl } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      ...(guarded === undefined ? {} : { protected: guarded }),
+    };
   }
   for (const name of BUILT_IN_PROFILES) checked[name] ??= {};
   return { activeProfile, profiles: checked };

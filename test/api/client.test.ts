@@ -42,6 +42,7 @@ function api(
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.key,
       keySource: 'profile',
+      protected: false,
       ...target,
     },
     send: transport.send,

@@ -18,6 +18,8 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pets-batch-'));
   env = {
     PETS_CONFIG_DIR: tempConfigDir(),
+    // staging: production is protected, and its confirmation has tests of its own.
+    PETS_PROFILE: 'staging',
     PETS_BASE_URL: sandbox.baseUrl,
     PETS_API_KEY: sandbox.key,
   };

@@ -25,8 +25,8 @@ describe('profiles', () => {
   it('lists production and staging from the start, production active', async () => {
     const result = await run(['profile', 'list', '--json']);
     expect(JSON.parse(result.stdout)).toEqual([
-      { name: 'production', active: true, baseUrl: null, key: '(none)' },
-      { name: 'staging', active: false, baseUrl: null, key: '(none)' },
+      { name: 'production', active: true, baseUrl: null, key: '(none)', protected: true },
+      { name: 'staging', active: false, baseUrl: null, key: '(none)', protected: false },
     ]);
   });
 
@@ -37,7 +37,13 @@ describe('profiles', () => {
     const used = await run(['profile', 'use', 'local']);
     expect(used.stderr).toContain('Now using profile "local"');
     const shown = JSON.parse((await run(['profile', 'show', '--json'])).stdout);
-    expect(shown).toEqual({ name: 'local', active: true, baseUrl: sandbox.baseUrl, key: '(none)' });
+    expect(shown).toEqual({
+      name: 'local',
+      active: true,
+      baseUrl: sandbox.baseUrl,
+      key: '(none)',
+      protected: false,
+    });
     const removed = await run(['profile', 'remove', 'local']);
     expect(removed.stderr).toContain('The active profile is now "production"');
     expect((await run(['profile', 'show', 'local'])).code).toBe(2);

@@ -14,6 +14,7 @@ afterAll(() => fault.close());
 
 const env = () => ({
   PETS_CONFIG_DIR: tempConfigDir(),
+  PETS_PROFILE: 'staging',
   PETS_BASE_URL: fault.baseUrl,
   PETS_API_KEY: 'key_0123456789',
 });

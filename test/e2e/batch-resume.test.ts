@@ -22,6 +22,7 @@ describe('an interrupted batch', () => {
     writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
     const env = {
       PETS_CONFIG_DIR: tempConfigDir(),
+      PETS_PROFILE: 'staging',
       PETS_BASE_URL: sandbox.baseUrl,
       PETS_API_KEY: sandbox.key,
     };
@@ -63,6 +64,7 @@ describe('an interrupted batch', () => {
       );
       const env = {
         PETS_CONFIG_DIR: tempConfigDir(),
+        PETS_PROFILE: 'staging',
         PETS_BASE_URL: unlimited.baseUrl,
         PETS_API_KEY: unlimited.key,
       };
