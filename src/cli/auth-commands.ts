@@ -25,7 +25,7 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
     .command('auth')
     .description('store, remove or check the API key of a profile')
     .addHelpText(
-      'after',
+      'before',
       examples(
         'pets auth login',
         'pets auth login --profile staging --with-key < staging.key',
@@ -36,6 +36,10 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
   auth
     .command('login')
     .description('store an API key for the profile (never taken from the command line)')
+    .addHelpText(
+      'before',
+      examples('pets auth login', 'pets auth login --profile staging --with-key < staging.key'),
+    )
     .option('--with-key', 'read the key from stdin instead of a hidden prompt')
     .action(async (options: { withKey?: boolean }) => {
       const run = session();
@@ -54,6 +58,7 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
   auth
     .command('logout')
     .description("remove the profile's stored API key")
+    .addHelpText('before', examples('pets auth logout', 'pets auth logout --profile staging'))
     .action(async () => {
       const run = session();
       const { logout } = await import('../commands/auth.js');
@@ -71,6 +76,7 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
   auth
     .command('status')
     .description('show the profile and key in use, and check the key with the server')
+    .addHelpText('before', examples('pets auth status', 'pets auth status --json'))
     .action(async () => {
       const run = session();
       const target = await run.target();
@@ -79,9 +85,19 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
         run.api(target),
       ]);
       const status = await authStatus(target, { api, signal: run.deps.signal });
+      // The check just made a request, so the quota comes from the gate without another.
+      const [{ showQuota }, { quotaFields }] = await Promise.all([
+        import('../commands/quota.js'),
+        import('./quota-command.js'),
+      ]);
+      const quota = await showQuota(target, {
+        api,
+        now: run.deps.clock.now,
+        signal: run.deps.signal,
+      });
       const { renderJson, renderFields } = await import('../output/render.js');
       if (run.mode === 'json') {
-        run.print(renderJson(status, run.deps.io.stdoutIsTTY));
+        run.print(renderJson({ ...status, quota }, run.deps.io.stdoutIsTTY));
         return;
       }
       run.print(
@@ -94,6 +110,7 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
               `${status.key} (from ${status.keySource === 'environment' ? 'PETS_API_KEY' : 'the profile'})`,
             ],
             ['valid', 'yes'],
+            ...quotaFields(quota, run.deps.clock.now(), run.mode === 'table'),
           ],
           run.mode,
           run.stdoutColors,

@@ -15,7 +15,7 @@ export function registerGetCommand(program: Command, session: SessionSource): vo
     .description(`show pets by id (deprecated API operation, removed ${GET_PET_REMOVAL_DATE})`)
     .argument('<petId...>', 'one or more ids, or - to read one id per line from stdin')
     .addHelpText(
-      'after',
+      'before',
       examples(
         'pets get 42',
         'pets get 42 43 44 --json',

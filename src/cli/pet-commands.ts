@@ -30,7 +30,7 @@ export function registerPetCommands(program: Command, session: SessionSource): v
       parseStatus,
     )
     .addHelpText(
-      'after',
+      'before',
       examples(
         'pets list',
         'pets list --status available --limit 100',
@@ -69,7 +69,7 @@ export function registerPetCommands(program: Command, session: SessionSource): v
     .option('--retry-unknown', 'resend records whose earlier create may or may not have happened')
     .option('--yes', 'import into a protected profile without typing its name')
     .addHelpText(
-      'after',
+      'before',
       examples(
         'pets add --name Rex --category-id 3',
         'pets add --name Tom --category-id 1 --status pending --json',

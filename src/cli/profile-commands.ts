@@ -45,7 +45,7 @@ export function registerProfileCommands(program: Command, session: SessionSource
     .command('profile')
     .description('manage profiles: a base URL and a key per environment')
     .addHelpText(
-      'after',
+      'before',
       examples(
         'pets profile set staging --base-url https://staging.example.com/v1',
         'pets profile use staging',
@@ -56,6 +56,7 @@ export function registerProfileCommands(program: Command, session: SessionSource
   profile
     .command('list')
     .description('list profiles; * marks the active one')
+    .addHelpText('before', examples('pets profile list', 'pets profile list --json'))
     .action(async () => {
       const run = session();
       const { listProfiles } = await import('../commands/profile.js');
@@ -65,6 +66,7 @@ export function registerProfileCommands(program: Command, session: SessionSource
   profile
     .command('show')
     .description('show a profile (default: the one in use)')
+    .addHelpText('before', examples('pets profile show', 'pets profile show staging --json'))
     .argument('[name]', 'profile name')
     .action(async (name: string | undefined) => {
       const run = session();
@@ -80,6 +82,7 @@ export function registerProfileCommands(program: Command, session: SessionSource
   profile
     .command('use')
     .description('make a profile the active one')
+    .addHelpText('before', examples('pets profile use staging', 'pets --profile production list'))
     .argument('<name>', 'profile name')
     .action(async (name: string) => {
       const run = session();
@@ -120,6 +123,7 @@ export function registerProfileCommands(program: Command, session: SessionSource
   profile
     .command('remove')
     .description('remove a profile (production and staging are only cleared)')
+    .addHelpText('before', examples('pets profile remove dev', 'pets profile remove staging'))
     .argument('<name>', 'profile name')
     .action(async (name: string) => {
       const run = session();

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { packageVersion } from '../version.js';
 import { parseNonNegativeSeconds, parseSeconds } from './arguments.js';
 import { registerAuthCommands } from './auth-commands.js';
+import { registerCompletionCommand } from './completion-command.js';
+import { registerHelpCommand } from './help-topics.js';
 import type { Deps } from './deps.js';
 import { registerPetCommands } from './pet-commands.js';
 import { registerProfileCommands } from './profile-commands.js';
@@ -53,19 +55,19 @@ export function buildProgram(deps: Deps, state: RunState): Command {
   registerProfileCommands(program, session);
   registerAuthCommands(program, session);
   registerSandboxCommand(program, session);
+  registerCompletionCommand(program, session);
+  registerHelpCommand(program, session);
   program.addHelpText(
-    'after',
-    `
-Examples:
-  $ pets profile set production --base-url https://api.example.com/v1
-  $ pets auth login
-  $ pets list --status available --limit 50
-  $ pets add --name Rex --category-id 3 --status available
-  $ pets list --json | jq '.[].name'
-
-Exit codes: 0 ok, 1 failed, 2 usage, 3 not found, 4 auth, 5 rate limited, 6 network,
-7 bad server answer, 130 interrupted.`,
+    'before',
+    examples(
+      'pets profile set production --base-url https://api.example.com/v1',
+      'pets auth login',
+      'pets list --status available --limit 50',
+      'pets add --name Rex --category-id 3 --status available',
+      "pets list --json | jq '.[].name'",
+    ),
   );
+  program.addHelpText('after', '\nMore: pets help exit-codes, pets help environment.\n');
   return program;
 }
 

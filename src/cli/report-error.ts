@@ -20,7 +20,9 @@ export interface ErrorReport {
 /** Turns anything thrown into what the user sees and the exit code. Stack traces only with --debug. */
 export function describeError(error: unknown, debug: boolean): ErrorReport {
   if (error instanceof CommanderError) {
-    const message = error.message.replace(/^error: /, '');
+    // commander puts its "(Did you mean …?)" on a second line; one line reads better and
+    // survives the escaping of newlines in messages.
+    const message = error.message.replace(/^error: /, '').replace(/\n+/g, ' ');
     return toReport(
       new UsageError(message, { hint: 'Run `pets --help` or `pets <command> --help` for usage.' }),
     );

@@ -41,7 +41,7 @@ export function registerSandboxCommand(program: Command, session: SessionSource)
     .option('--save-profile <name>', 'save the base URL and key as this profile', 'sandbox')
     .option('--no-save-profile', 'do not save a profile')
     .addHelpText(
-      'after',
+      'before',
       examples(
         'pets sandbox --seed 10',
         'pets sandbox --plan pro --port 8080 --data pets.json',
