@@ -3,8 +3,22 @@ import { clockTime, formatDuration } from '../clock.js';
 import type { QuotaReport } from '../commands/quota.js';
 import { examples, type SessionSource } from './program.js';
 
-function describe(report: QuotaReport, now: number): Array<[string, string]> {
-  const fields: Array<[string, string]> = [['profile', report.profile]];
+const BAR_WIDTH = 20;
+
+/** The used share of the window as a bar, for a person at a terminal. */
+export function usageBar(limit: number, remaining: number): string {
+  const used = Math.min(1, Math.max(0, (limit - remaining) / limit));
+  const filled = Math.round(used * BAR_WIDTH);
+  return `[${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${Math.round(used * 100)}% used`;
+}
+
+/** The quota as label and value pairs; `withBar` adds the usage bar for a terminal. */
+export function quotaFields(
+  report: QuotaReport,
+  now: number,
+  withBar: boolean,
+): Array<[string, string]> {
+  const fields: Array<[string, string]> = [];
   if (report.limit === null || report.resetAt === null) {
     fields.push(['limit', 'the server sent no rate-limit headers']);
   } else {
@@ -12,8 +26,14 @@ function describe(report: QuotaReport, now: number): Array<[string, string]> {
     fields.push(
       ['limit', `${report.limit} requests per window`],
       ['remaining', String(report.remaining)],
-      ['resets', `${clockTime(resetMs)} (in ${formatDuration(Math.max(0, resetMs - now))})`],
     );
+    if (withBar && report.remaining !== null && report.limit > 0) {
+      fields.push(['used', usageBar(report.limit, report.remaining)]);
+    }
+    fields.push([
+      'resets',
+      `${clockTime(resetMs)} (in ${formatDuration(Math.max(0, resetMs - now))})`,
+    ]);
   }
   if (report.cooldownUntil !== null) {
     const until = Date.parse(report.cooldownUntil);
@@ -37,7 +57,7 @@ export function registerQuotaCommand(program: Command, session: SessionSource): 
     .command('quota')
     .description('show the rate-limit state of the key in use: limit, remaining, reset, cooldown')
     .addHelpText(
-      'after',
+      'before',
       examples('pets quota', 'pets quota --json', 'pets --profile staging quota'),
     )
     .action(async () => {
@@ -56,7 +76,14 @@ export function registerQuotaCommand(program: Command, session: SessionSource): 
       run.print(
         run.mode === 'json'
           ? renderJson(report, run.deps.io.stdoutIsTTY)
-          : renderFields(describe(report, run.deps.clock.now()), run.mode, run.stdoutColors),
+          : renderFields(
+              [
+                ['profile', report.profile],
+                ...quotaFields(report, run.deps.clock.now(), run.mode === 'table'),
+              ],
+              run.mode,
+              run.stdoutColors,
+            ),
       );
     });
 }

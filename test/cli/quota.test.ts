@@ -48,4 +48,21 @@ describe('pets quota', () => {
       /x-ratelimit-limit=50 x-ratelimit-remaining=\d+ x-ratelimit-reset=\d+/,
     );
   });
+
+  it('shows a usage bar on a terminal, and auth status includes the quota', async () => {
+    await runMain(['list'], env);
+    const tty = await runMain(['quota'], { ...env, NO_COLOR: '1' }, { stdoutIsTTY: true });
+    expect(tty.stdout).toMatch(/used\s+\[#*\.*\] \d+% used/);
+    const piped = await runMain(['quota'], env);
+    expect(piped.stdout).not.toContain('% used');
+    const status = await runMain(
+      ['auth', 'status'],
+      { ...env, NO_COLOR: '1' },
+      { stdoutIsTTY: true },
+    );
+    expect(status.stdout).toMatch(/limit\s+50 requests per window/);
+    expect(status.stdout).toMatch(/used\s+\[/);
+    const json = JSON.parse((await runMain(['auth', 'status', '--json'], env)).stdout);
+    expect(json.quota).toMatchObject({ limit: 50, source: 'cached' });
+  });
 });
