@@ -98,6 +98,14 @@ describe('the API key canary', () => {
       await record(what, runMain(args, profileEnv, { stdin }));
     }
 
+    // The last two subcommands change what the first ones relied on, so they run last.
+    await record(
+      'profile set other',
+      runMain(['profile', 'set', 'other', '--base-url', sandbox.baseUrl], profileEnv),
+    );
+    await record('profile remove', runMain(['profile', 'remove', 'other'], profileEnv));
+    await record('auth logout', runMain(['auth', 'logout', '--profile', 'production'], profileEnv));
+
     // The same key from PETS_API_KEY, through the error paths.
     const at = (baseUrl: string) => ({ ...envKeyEnv, PETS_BASE_URL: baseUrl });
     fault.handle((_req, res) =>
