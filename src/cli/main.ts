@@ -1,9 +1,6 @@
-import { CommanderError } from 'commander';
-import { InterruptedError } from '../errors.js';
-import { colorEnabled, palette } from '../output/color.js';
+import { packageVersion } from '../version.js';
 import type { Deps } from './deps.js';
-import { buildProgram, type RunState } from './program.js';
-import { describeError, writeError } from './report-error.js';
+import type { RunState } from './program.js';
 
 /** Commander's ways of ending well: --help and --version. */
 const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
@@ -13,9 +10,32 @@ const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
  * place that catches errors: everything below throws, and this decides what the user sees.
  */
 export async function main(argv: readonly string[], deps?: Deps): Promise<number> {
+  // `pets --version` is the one answer that needs nothing else: scripts call it to check
+  // for pets, so it should cost no more than starting node.
+  const words = argv.slice(2);
+  if (words.length === 1 && (words[0] === '--version' || words[0] === '-V')) {
+    (deps?.io.stdout ?? process.stdout).write(`${packageVersion()}\n`);
+    return 0;
+  }
+  // Loaded here, not at the top, so that the line above pays for none of it.
+  const [
+    { CommanderError },
+    { InterruptedError },
+    { colorEnabled, palette },
+    { buildProgram },
+    report,
+  ] = await Promise.all([
+    import('commander'),
+    import('../errors.js'),
+    import('../output/color.js'),
+    import('./program.js'),
+    import('./report-error.js'),
+  ]);
+  const { describeError, writeError } = report;
   const stop = new AbortController();
   const ownDeps = deps ?? (await import('./wiring.js')).createDeps({ signal: stop.signal });
-  const removeSignalHandlers = deps ? () => {} : onInterrupt(stop);
+  const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
+  if (!deps) quietOnClosedPipe();
   const state: RunState = {};
   try {
     await buildProgram(ownDeps, state).parseAsync([...argv]);
@@ -58,10 +78,10 @@ function envSecrets(deps: Deps): string[] {
 }
 
 /** The first Ctrl-C (or SIGTERM) cancels what is under way; a second one exits at once. */
-function onInterrupt(stop: AbortController): () => void {
+function onInterrupt(stop: AbortController, interrupted: () => Error): () => void {
   const handler = () => {
     if (stop.signal.aborted) process.exit(130);
-    stop.abort(new InterruptedError());
+    stop.abort(interrupted());
   };
   process.on('SIGINT', handler);
   process.on('SIGTERM', handler);
@@ -69,4 +89,17 @@ function onInterrupt(stop: AbortController): () => void {
     process.off('SIGINT', handler);
     process.off('SIGTERM', handler);
   };
+}
+
+/**
+ * `pets list | head -1` closes the pipe while pets still writes: that is the reader having
+ * had enough, not a failure, so end quietly instead of dying with an EPIPE stack trace.
+ */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(0);
+      throw error;
+    });
+  }
 }

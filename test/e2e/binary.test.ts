@@ -43,6 +43,18 @@ describe('the pets binary', () => {
     expect(help.stdout).toContain('--status <status>');
   });
 
+  it('ends quietly when the reader closes the pipe early (pets ... | head)', async () => {
+    const child = spawn(process.execPath, [BIN, '--help'], {
+      env: { PATH: process.env.PATH, ...env },
+    });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+  });
+
   it('round-trips id 9007199254740993 exactly through add, list --json and get --json', async () => {
     const added = await runBinary(
       [

@@ -1,0 +1,63 @@
+// Start-up cost: each command as a ratio to `node -e 0`, timed interleaved in one run, median
+// of N runs. `pets list --json` talks to a sandbox running in another process, with the key
+// from a profile, as a user's script would; curl makes the same request for comparison.
+//   node test/bench/startup.mjs [runs=21]
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const runs = Number(process.argv[2] ?? 21);
+const bin = fileURLToPath(new URL('../../bin/pets.js', import.meta.url));
+const home = mkdtempSync(join(tmpdir(), 'pets-startup-'));
+const env = { PATH: process.env.PATH, HOME: home, PETS_CONFIG_DIR: join(home, 'config') };
+
+const sandbox = spawn(
+  process.execPath,
+  [bin, 'sandbox', '--plan', 'unlimited', '--save-profile', 'bench', '--json'],
+  { env },
+);
+const info = await new Promise((resolve, reject) => {
+  let out = '';
+  sandbox.stdout.setEncoding('utf8').on('data', (text) => {
+    out += text;
+    if (out.includes('\n')) resolve(JSON.parse(out.slice(0, out.indexOf('\n'))));
+  });
+  sandbox.on('exit', (code) => reject(new Error(`sandbox exited (${code})`)));
+});
+execFileSync(process.execPath, [bin, 'profile', 'use', 'bench'], { env, stdio: 'ignore' });
+
+const cases = [
+  ['node -e 0', process.execPath, ['-e', '0']],
+  ['pets --version', process.execPath, [bin, '--version']],
+  ['pets --help', process.execPath, [bin, '--help']],
+  ['pets list --json', process.execPath, [bin, 'list', '--json']],
+  [
+    'curl, same request',
+    'curl',
+    ['-sf', '-H', `Authorization: Bearer ${info.key}`, `${info.baseUrl}/pets`],
+  ],
+];
+
+function time(file, args) {
+  const started = process.hrtime.bigint();
+  execFileSync(file, args, { env, stdio: 'ignore' });
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+for (const [, file, args] of cases) time(file, args); // warm the file cache
+const samples = cases.map(() => []);
+for (let i = 0; i < runs; i++)
+  cases.forEach(([, file, args], c) => samples[c].push(time(file, args)));
+sandbox.kill('SIGINT');
+rmSync(home, { recursive: true, force: true });
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const base = median(samples[0]);
+console.log(`| command (median of ${runs}) | ms | ratio to node -e 0 |`);
+console.log('|---|---|---|');
+cases.forEach(([name], c) => {
+  const ms = median(samples[c]);
+  console.log(`| ${name} | ${ms.toFixed(0)} | ${(ms / base).toFixed(2)} |`);
+});
