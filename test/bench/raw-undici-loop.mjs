@@ -23,3 +23,5 @@ async function worker() {
 }
 await Promise.all(Array.from({ length: Number(concurrencyText) }, worker));
 await dispatcher.close();
+const usage = process.resourceUsage();
+process.stderr.write(`cpu-us ${usage.userCPUTime + usage.systemCPUTime}\n`);

@@ -1,6 +1,10 @@
-// Runs pets in this process and prints its peak resident memory (KiB) on stderr at exit,
+// Runs pets in this process and prints its peak resident memory (KiB) and CPU time (µs) on
+// stderr at exit,
 // so a benchmark can measure the CLI's own memory, not the harness's.
 import { main } from '../../dist/cli/main.js';
 
 process.exitCode = await main(['node', 'pets', ...process.argv.slice(2)]);
-process.stderr.write(`\npeak-rss-kib ${process.resourceUsage().maxRSS}\n`);
+const usage = process.resourceUsage();
+process.stderr.write(
+  `\npeak-rss-kib ${usage.maxRSS}\ncpu-us ${usage.userCPUTime + usage.systemCPUTime}\n`,
+);
