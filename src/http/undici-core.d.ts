@@ -1,0 +1,16 @@
+// Types for the two parts of undici that pets loads by path (see transport.ts), taken from
+// undici's own: the Agent class, and the request function that undici's index wraps.
+declare module 'undici/lib/dispatcher/agent.js' {
+  import type { Agent } from 'undici';
+  const AgentClass: typeof Agent;
+  export default AgentClass;
+}
+
+declare module 'undici/lib/api/index.js' {
+  import type { Dispatcher } from 'undici';
+  const api: {
+    /** Called on a dispatcher, with the URL already split into origin and path. */
+    request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+  };
+  export default api;
+}
