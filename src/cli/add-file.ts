@@ -96,13 +96,13 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
     import('../commands/add-batch.js'),
   ]);
   const format = chooseFormat(flags.file, flags.format);
-  const total =
-    fromStdin || format === 'json'
-      ? undefined
-      : (await countLines(flags.file)) - (format === 'csv' ? 1 : 0);
-
   const target = await run.target();
   await confirmProtected(run, target, fromStdin, flags.yes === true);
+  // The total only feeds the progress line, so the file is read twice only when it shows.
+  const total =
+    !run.showsProgress || fromStdin || format === 'json'
+      ? undefined
+      : (await countLines(flags.file)) - (format === 'csv' ? 1 : 0);
   const progress = run.showsProgress
     ? new ProgressLine(run.deps.io.stderr, run.deps.clock, total)
     : undefined;
@@ -117,19 +117,11 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
 
   const journal = openJournal(journalPath);
   const failures: Array<{ line: number; error: ErrorJson }> = [];
-  const { stringifyJson } = await import('../json/int64-json.js');
+  const { renderBatchLine } = await import('../output/render.js');
   const report = (result: RecordResult) => {
     progress?.advance();
     if (run.mode === 'json') {
-      const line =
-        'pet' in result
-          ? {
-              line: result.line,
-              pet: result.pet,
-              ...(result.kind === 'skipped' ? { skipped: true } : {}),
-            }
-          : { line: result.line, error: result.error };
-      run.print(`${stringifyJson(line)}\n`);
+      run.print(renderBatchLine(result, result.kind === 'skipped'));
     } else if ('error' in result && failures.length < MAX_FAILURE_ROWS) {
       failures.push({ line: result.line, error: result.error });
     }

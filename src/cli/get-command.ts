@@ -58,26 +58,21 @@ async function* listed(ids: bigint[]): AsyncIterable<IdInput> {
 async function getOne(run: Session, id: bigint): Promise<DeprecationHeaders> {
   const api = await run.api();
   const { pet, deprecation } = await api.getPet(id, { signal: run.deps.signal });
-  const { renderPet } = await import('../output/render.js');
-  run.print(renderPet(pet, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
+  await run.printPet(pet);
   return deprecation;
 }
 
 /** Several ids: NDJSON as they come with --json, else a table once all are in. */
 async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<DeprecationHeaders> {
-  const [{ getPets }, { stringifyJson }, api] = await Promise.all([
+  const [{ getPets }, { renderBatchLine }, api] = await Promise.all([
     import('../commands/get.js'),
-    import('../json/int64-json.js'),
+    import('../output/render.js'),
     run.api(),
   ]);
   const pets: Pet[] = [];
   const report = (outcome: GetOutcome) => {
     if (run.mode === 'json') {
-      const line =
-        'pet' in outcome
-          ? { line: outcome.line, pet: outcome.pet }
-          : { line: outcome.line, error: outcome.error };
-      run.print(`${stringifyJson(line)}\n`);
+      run.print(renderBatchLine(outcome));
     } else if ('pet' in outcome) {
       pets.push(outcome.pet);
     } else {
@@ -91,10 +86,7 @@ async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<De
     { concurrency: defaultConcurrency(api.rateLimitState()) },
     { api, signal: run.deps.signal, report },
   );
-  if (run.mode !== 'json') {
-    const { renderPets } = await import('../output/render.js');
-    run.print(renderPets(pets, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
-  }
+  if (run.mode !== 'json') await run.printPets(pets);
   if (result.stoppedBy) throw result.stoppedBy;
   if (result.invalid > 0) run.exitCode = 1;
   else if (result.missing > 0) run.exitCode = 3;

@@ -23,7 +23,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     { InterruptedError },
     { colorEnabled, palette },
     { buildProgram },
-    report,
+    { describeError, writeError },
   ] = await Promise.all([
     import('commander'),
     import('../errors.js'),
@@ -31,7 +31,6 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     import('./program.js'),
     import('./report-error.js'),
   ]);
-  const { describeError, writeError } = report;
   const stop = new AbortController();
   const ownDeps = deps ?? (await import('./wiring.js')).createDeps({ signal: stop.signal });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());

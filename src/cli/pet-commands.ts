@@ -41,8 +41,7 @@ export function registerPetCommands(program: Command, session: SessionSource): v
       const run = session();
       const [{ listPets }, api] = await Promise.all([import('../commands/list.js'), run.api()]);
       const pets = await listPets(options, { api, signal: run.deps.signal });
-      const { renderPets } = await import('../output/render.js');
-      run.print(renderPets(pets, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
+      await run.printPets(pets);
       if (pets.length === 0) run.notice('No pets found.');
     });
 
@@ -104,7 +103,6 @@ export function registerPetCommands(program: Command, session: SessionSource): v
         { name, categoryId, ...(status ? { status } : {}) },
         { api, signal: run.deps.signal },
       );
-      const { renderPet } = await import('../output/render.js');
-      run.print(renderPet(pet, run.mode, run.stdoutColors, run.deps.io.stdoutIsTTY));
+      await run.printPet(pet);
     });
 }

@@ -1,5 +1,6 @@
 import type { ChalkInstance } from 'chalk';
 import type { ApiTarget, PetsApi } from '../api/client.js';
+import type { Pet } from '../api/contract.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Waiter } from '../ratelimit/gate.js';
 import { colorEnabled, palette } from '../output/color.js';
@@ -67,6 +68,18 @@ export class Session {
 
   print(text: string): void {
     this.deps.io.stdout.write(text);
+  }
+
+  /** Pets on stdout in this run's mode: table, TSV or JSON. */
+  async printPets(pets: readonly Pet[]): Promise<void> {
+    const { renderPets } = await import('../output/render.js');
+    this.print(renderPets(pets, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
+  }
+
+  /** One pet: the object itself with --json, else a one-row table or TSV. */
+  async printPet(pet: Pet): Promise<void> {
+    const { renderPet } = await import('../output/render.js');
+    this.print(renderPet(pet, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
   }
 
   /** A message for the person at the terminal; --quiet silences it. */

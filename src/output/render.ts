@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { Pet, PetStatus } from '../api/contract.js';
+import type { ErrorJson } from '../errors.js';
 import { stringifyJson } from '../json/int64-json.js';
 import type { OutputMode } from './mode.js';
 import { escapeForTerminal } from './terminal-text.js';
@@ -105,4 +106,19 @@ export function renderPet(
   return mode === 'json'
     ? renderJson(pet, stdoutIsTTY)
     : renderPets([pet], mode, colors, stdoutIsTTY);
+}
+
+/**
+ * One line of a batch's NDJSON, as the contract fixes it: {"line":N,"pet":{…}} or
+ * {"line":N,"error":{…}}; `skipped` marks a pet created by an earlier run.
+ */
+export function renderBatchLine(
+  outcome: { line: number } & ({ pet: Pet } | { error: ErrorJson }),
+  skipped = false,
+): string {
+  const line =
+    'pet' in outcome
+      ? { line: outcome.line, pet: outcome.pet, ...(skipped ? { skipped: true } : {}) }
+      : { line: outcome.line, error: outcome.error };
+  return `${stringifyJson(line)}\n`;
 }
