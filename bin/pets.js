@@ -1,4 +1,7 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
-
-process.exitCode = await main(process.argv);
+// CommonJS, like dist/: Node starts it sooner than an ES module (see src/build/bundle.mjs).
+require('../dist/cli/main.js')
+  .main(process.argv)
+  .then((code) => {
+    process.exitCode = code;
+  });

@@ -1,26 +1,19 @@
 import { readFileSync } from 'node:fs';
 
+// The bundle has the version written in (src/build/bundle.mjs), so `pets --version` reads no
+// file; run from source, pets reads the package.json above src/.
+declare const __PETS_VERSION__: string | undefined;
+
 let cached: string | undefined;
 
-/**
- * The package version, read once from the package.json above this module: one level up
- * from src/ or dist/, or two from a file in a folder of the bundle.
- */
 export function packageVersion(): string {
+  if (typeof __PETS_VERSION__ === 'string') return __PETS_VERSION__;
   if (cached === undefined) {
-    for (const up of ['../package.json', '../../package.json', '../../../package.json']) {
-      try {
-        const pkg = JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as {
-          name?: string;
-          version?: string;
-        };
-        if (pkg.name === 'pets' && pkg.version) {
-          cached = pkg.version;
-          break;
-        }
-      } catch {
-        // not at this level
-      }
+    try {
+      const url = new URL('../package.json', import.meta.url);
+      cached = (JSON.parse(readFileSync(url, 'utf8')) as { version?: string }).version;
+    } catch {
+      // not installed as a package: no version to tell
     }
   }
   return cached ?? '0.0.0';

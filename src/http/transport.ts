@@ -2,7 +2,7 @@
 // for a CLI that needs the agent and request() only. undici 7 has no exports map, so its
 // parts load by path; the major version is pinned, and the types are undici's own.
 import Agent from 'undici/lib/dispatcher/agent.js';
-import undiciApi from 'undici/lib/api/index.js';
+import request from 'undici/lib/api/api-request.js';
 import { InterruptedError, NetworkError, ServerError } from '../errors.js';
 import type { HttpRequest, HttpResponse, HttpSender } from './types.js';
 
@@ -40,6 +40,8 @@ const TIMEOUTS = new Set([
 export function createTransport(options: TransportOptions): Transport {
   const agent = new Agent({
     keepAliveTimeout: 10_000,
+    // Node's default, given here so that the bundle need not load node:http to learn it.
+    maxHeaderSize: 16 * 1024,
     connect: { timeout: options.timeoutMs },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
@@ -51,7 +53,7 @@ export function createTransport(options: TransportOptions): Transport {
     try {
       // What undici's index does for request(url, options): split the URL, call on the agent.
       const url = new URL(req.url);
-      const response = await undiciApi.request.call(agent, {
+      const response = await request.call(agent, {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: req.method,

@@ -6,11 +6,12 @@ declare module 'undici/lib/dispatcher/agent.js' {
   export default AgentClass;
 }
 
-declare module 'undici/lib/api/index.js' {
+declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici';
-  const api: {
-    /** Called on a dispatcher, with the URL already split into origin and path. */
-    request(this: Dispatcher, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
-  };
-  export default api;
+  /** Called on a dispatcher, with the URL already split into origin and path. */
+  function request(
+    this: Dispatcher,
+    options: Dispatcher.RequestOptions,
+  ): Promise<Dispatcher.ResponseData>;
+  export default request;
 }
