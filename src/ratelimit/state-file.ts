@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMPTY_STATE, type GateState } from './policy.js';
+import { sha256Hex } from './sha256.js';
 
 export interface StateFile {
   readonly path: string;
@@ -14,7 +14,7 @@ export interface StateFile {
  * enough to tell keys apart and says nothing usable about a random key.
  */
 export function keyFingerprint(baseUrl: string, apiKey: string): string {
-  return createHash('sha256').update(`${baseUrl}\n${apiKey}`).digest('hex').slice(0, 16);
+  return sha256Hex(`${baseUrl}\n${apiKey}`).slice(0, 16);
 }
 
 function finite(value: unknown): number | undefined {
