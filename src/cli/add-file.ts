@@ -117,7 +117,7 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
 
   const journal = openJournal(journalPath);
   const failures: Array<{ line: number; error: ErrorJson }> = [];
-  const { renderBatchLine } = await import('../output/render.js');
+  const { renderBatchLine } = await import('../output/render-json.js');
   const report = (result: RecordResult) => {
     progress?.advance();
     if (run.mode === 'json') {

@@ -1,6 +1,4 @@
 import { Argument, type Command } from 'commander';
-import { complete, formatCandidates } from '../completion/complete.js';
-import { profileNames } from '../completion/profile-names.js';
 import { completionScript, SHELLS, type Shell } from '../completion/scripts.js';
 import { examples, type SessionSource } from './program.js';
 
@@ -31,7 +29,12 @@ export function registerCompletionCommand(program: Command, session: SessionSour
     .helpOption(false)
     .allowUnknownOption()
     .allowExcessArguments()
-    .action(() => {
+    .action(async () => {
+      // Loaded here: every run defines this command, only Tab presses run it.
+      const [{ complete, formatCandidates }, { profileNames }] = await Promise.all([
+        import('../completion/complete.js'),
+        import('../completion/profile-names.js'),
+      ]);
       const run = session();
       const profiles = () => profileNames(run.deps.env);
       run.print(formatCandidates(complete(program, completeWords(program), { profiles })));

@@ -66,7 +66,7 @@ async function getOne(run: Session, id: bigint): Promise<DeprecationHeaders> {
 async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<DeprecationHeaders> {
   const [{ getPets }, { renderBatchLine }, api] = await Promise.all([
     import('../commands/get.js'),
-    import('../output/render.js'),
+    import('../output/render-json.js'),
     run.api(),
   ]);
   const pets: Pet[] = [];

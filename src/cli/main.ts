@@ -18,18 +18,10 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     return 0;
   }
   // Loaded here, not at the top, so that the line above pays for none of it.
-  const [
-    { CommanderError },
-    { InterruptedError },
-    { colorEnabled, palette },
-    { buildProgram },
-    { describeError, writeError },
-  ] = await Promise.all([
+  const [{ CommanderError }, { InterruptedError }, { buildProgram }] = await Promise.all([
     import('commander'),
     import('../errors.js'),
-    import('../output/color.js'),
     import('./program.js'),
-    import('./report-error.js'),
   ]);
   const stop = new AbortController();
   const ownDeps = deps ?? (await import('./wiring.js')).createDeps({ signal: stop.signal });
@@ -41,6 +33,11 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     return state.session?.exitCode ?? 0;
   } catch (error) {
     if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;
+    // Only a run that fails pays for loading how failures are told.
+    const [{ colorEnabled, palette }, { describeError, writeError }] = await Promise.all([
+      import('../output/color.js'),
+      import('./report-error.js'),
+    ]);
     const interrupted = ownDeps.signal.aborted && !(error instanceof CommanderError);
     const report = describeError(
       interrupted ? new InterruptedError() : error,

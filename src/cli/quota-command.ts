@@ -72,7 +72,10 @@ export function registerQuotaCommand(program: Command, session: SessionSource): 
         now: run.deps.clock.now,
         signal: run.deps.signal,
       });
-      const { renderJson, renderFields } = await import('../output/render.js');
+      const [{ renderJson }, { renderFields }] = await Promise.all([
+        import('../output/render-json.js'),
+        import('../output/render.js'),
+      ]);
       run.print(
         run.mode === 'json'
           ? renderJson(report, run.deps.io.stdoutIsTTY)

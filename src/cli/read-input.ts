@@ -1,5 +1,4 @@
 import { parseInt64 } from '../api/contract.js';
-import { createInterface } from 'node:readline';
 import type { IdInput } from '../commands/get.js';
 import { UsageError } from '../errors.js';
 
@@ -23,6 +22,8 @@ export async function readAll(
 
 /** One id per line, streamed; blank lines are skipped, anything else that is not an int64 is reported. */
 export async function* readIds(stdin: NodeJS.ReadableStream): AsyncIterable<IdInput> {
+  // Loaded here: this module is part of every run's command definitions, readline is not.
+  const { createInterface } = await import('node:readline');
   const lines = createInterface({ input: stdin, crlfDelay: Infinity });
   let line = 0;
   for await (const text of lines) {

@@ -79,7 +79,7 @@ export function registerSandboxCommand(program: Command, session: SessionSource)
         const limits = (n: number | null, per: string) =>
           n === null ? `unlimited/${per}` : `${n}/${per}`;
         if (run.mode === 'json') {
-          const { renderJson } = await import('../output/render.js');
+          const { renderJson } = await import('../output/render-json.js');
           const { baseUrl, key, plan, rpm, rpd } = sandbox;
           run.print(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
         } else {

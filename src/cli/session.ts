@@ -72,14 +72,22 @@ export class Session {
 
   /** Pets on stdout in this run's mode: table, TSV or JSON. */
   async printPets(pets: readonly Pet[]): Promise<void> {
+    if (this.mode === 'json') return this.printJson(pets);
     const { renderPets } = await import('../output/render.js');
     this.print(renderPets(pets, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
   }
 
   /** One pet: the object itself with --json, else a one-row table or TSV. */
   async printPet(pet: Pet): Promise<void> {
+    if (this.mode === 'json') return this.printJson(pet);
     const { renderPet } = await import('../output/render.js');
     this.print(renderPet(pet, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
+  }
+
+  /** JSON needs no table library, so scripts asking for it do not load one. */
+  private async printJson(value: unknown): Promise<void> {
+    const { renderJson } = await import('../output/render-json.js');
+    this.print(renderJson(value, this.deps.io.stdoutIsTTY));
   }
 
   /** A message for the person at the terminal; --quiet silences it. */

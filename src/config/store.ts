@@ -1,4 +1,3 @@
-import { chmod, mkdir, rm, stat } from 'node:fs/promises';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Conf from 'conf';
@@ -72,6 +71,11 @@ export function openConfigStore(dir: string): ConfigStore {
   };
 
   const update = async <T>(change: (data: ConfigData) => T): Promise<T> => {
+    // Loaded here: commands that only read the config should not pay for fs/promises.
+    const [{ lock }, { chmod }] = await Promise.all([
+      import('./file-lock.js'),
+      import('node:fs/promises'),
+    ]);
     const release = await lock(`${path}.lock`);
     try {
       const data = read();
@@ -126,34 +130,4 @@ function normalize(raw: Record<string, unknown>, path: string): ConfigData {
   }
   for (const name of BUILT_IN_PROFILES) checked[name] ??= {};
   return { activeProfile, profiles: checked };
-}
-
-const LOCK_WAIT_MS = 5_000;
-const LOCK_STALE_MS = 30_000;
-
-// mkdir is atomic on every file system Node supports, so it serves as a cross-process mutex.
-async function lock(lockPath: string): Promise<() => Promise<void>> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    try {
-      await mkdir(lockPath, { mode: 0o700 });
-      return () => rm(lockPath, { recursive: true, force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const age = await stat(lockPath).then(
-      (s) => Date.now() - s.mtimeMs,
-      () => 0,
-    );
-    if (age > LOCK_STALE_MS) {
-      await rm(lockPath, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new UsageError(`the config is locked by another pets process (${lockPath})`, {
-        hint: 'Wait for it to finish; if none is running, delete that folder.',
-      });
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
-  }
 }

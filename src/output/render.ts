@@ -1,9 +1,8 @@
 import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { Pet, PetStatus } from '../api/contract.js';
-import type { ErrorJson } from '../errors.js';
-import { stringifyJson } from '../json/int64-json.js';
 import type { OutputMode } from './mode.js';
+import { renderJson } from './render-json.js';
 import { escapeForTerminal } from './terminal-text.js';
 
 /** A column of a table or TSV: its title, its plain text, and optionally how a terminal colours it. */
@@ -45,11 +44,6 @@ export function renderRows<T>(
     );
   }
   return `${table.toString()}\n`;
-}
-
-/** Pretty JSON for a person at a terminal, one line for a program. */
-export function renderJson(value: unknown, stdoutIsTTY: boolean): string {
-  return `${stringifyJson(value, stdoutIsTTY ? 2 : 0)}\n`;
 }
 
 /** Label and value pairs, one per line: aligned on a terminal, tab-separated in a pipe. */
@@ -106,19 +100,4 @@ export function renderPet(
   return mode === 'json'
     ? renderJson(pet, stdoutIsTTY)
     : renderPets([pet], mode, colors, stdoutIsTTY);
-}
-
-/**
- * One line of a batch's NDJSON, as the contract fixes it: {"line":N,"pet":{…}} or
- * {"line":N,"error":{…}}; `skipped` marks a pet created by an earlier run.
- */
-export function renderBatchLine(
-  outcome: { line: number } & ({ pet: Pet } | { error: ErrorJson }),
-  skipped = false,
-): string {
-  const line =
-    'pet' in outcome
-      ? { line: outcome.line, pet: outcome.pet, ...(skipped ? { skipped: true } : {}) }
-      : { line: outcome.line, error: outcome.error };
-  return `${stringifyJson(line)}\n`;
 }

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../src/api/contract.js';
 import { colorEnabled, palette } from '../../src/output/color.js';
 import { chooseMode } from '../../src/output/mode.js';
-import { renderFields, renderJson, renderPets } from '../../src/output/render.js';
+import { renderFields, renderPets } from '../../src/output/render.js';
+import { renderJson } from '../../src/output/render-json.js';
 import { escapeForTerminal } from '../../src/output/terminal-text.js';
 
 const plain = palette(false);
