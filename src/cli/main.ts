@@ -17,7 +17,9 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     (deps?.io.stdout ?? process.stdout).write(`${packageVersion()}\n`);
     return 0;
   }
-  // Loaded here, not at the top, so that the line above pays for none of it.
+  // A real run, not a test with deps of its own: keep compiled code for the next run.
+  if (!deps) (await import('./compile-cache.js')).enableCompileCache(process.env);
+  // Loaded here, not at the top, so that the lines above pay for none of it.
   const [{ CommanderError }, { InterruptedError }, { buildProgram }] = await Promise.all([
     import('commander'),
     import('../errors.js'),

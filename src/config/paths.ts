@@ -9,3 +9,9 @@ export function configDir(env: Env): string {
   if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'pets');
   return join(env.HOME || homedir(), '.config', 'pets');
 }
+
+/** $XDG_CACHE_HOME/pets, else ~/.cache/pets: what can be rebuilt, such as compiled code. */
+export function cacheDir(env: Env): string {
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'pets');
+  return join(env.HOME || homedir(), '.cache', 'pets');
+}

@@ -1,0 +1,57 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempConfigDir } from '../helpers/config-dir.js';
+import { runBinary } from '../helpers/run-binary.js';
+
+// On Node 22 and later, Node keeps the cache itself, in its own layout.
+const ownCache = !('enableCompileCache' in Module);
+
+function cacheEnv() {
+  const cacheHome = mkdtempSync(join(tmpdir(), 'pets-cache-'));
+  afterEach(() => rmSync(cacheHome, { recursive: true, force: true }));
+  const dir = join(cacheHome, 'pets', `compile-${process.version}-${process.arch}`);
+  return { dir, env: { XDG_CACHE_HOME: cacheHome, PETS_CONFIG_DIR: tempConfigDir() } };
+}
+
+const mtimes = (dir: string) =>
+  Object.fromEntries(readdirSync(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]));
+
+describe.runIf(ownCache)('the compile cache', () => {
+  it('keeps compiled code between runs, readable by the user alone, and reuses it', async () => {
+    const { dir, env } = cacheEnv();
+    const first = await runBinary(['--help'], env);
+    expect(first.code).toBe(0);
+    const entries = readdirSync(dir);
+    expect(entries.length).toBeGreaterThan(3);
+    expect(entries.every((name) => /^[\w.-]+\.js-\d+-\d+$/.test(name))).toBe(true);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    for (const name of entries) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+
+    const written = mtimes(dir);
+    const second = await runBinary(['--help'], env);
+    expect(second).toEqual(first);
+    expect(mtimes(dir)).toEqual(written);
+  });
+
+  it('replaces an entry V8 refuses, and the run goes on as if there were none', async () => {
+    const { dir, env } = cacheEnv();
+    const first = await runBinary(['--help'], env);
+    const [victim] = readdirSync(dir);
+    const garbage = Buffer.alloc(statSync(join(dir, victim!)).size, 0x5a);
+    writeFileSync(join(dir, victim!), garbage);
+
+    const second = await runBinary(['--help'], env);
+    expect(second).toEqual(first);
+    expect(readFileSync(join(dir, victim!)).equals(garbage)).toBe(false);
+  });
+
+  it('is off with NODE_DISABLE_COMPILE_CACHE, as in Node 22', async () => {
+    const { dir, env } = cacheEnv();
+    const run = await runBinary(['--help'], { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(run.code).toBe(0);
+    expect(() => readdirSync(dir)).toThrow(/ENOENT/);
+  });
+});
