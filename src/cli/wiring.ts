@@ -74,15 +74,15 @@ export function createDeps({
       // held every run ~180 ms past its end. The baseline compiler alone parses our small
       // answers just as well. It must be set before undici compiles the module.
       (await import('node:v8')).setFlagsFromString('--liftoff-only');
-      const [{ createTransport }, { PetsApi }, { tracingSender }, { RateGate }, stateFiles, paths] =
-        await Promise.all([
-          import('../http/transport.js'),
-          import('../api/client.js'),
-          import('../http/trace.js'),
-          import('../ratelimit/gate.js'),
-          import('../ratelimit/state-file.js'),
-          import('../config/paths.js'),
-        ]);
+      const {
+        createTransport,
+        PetsApi,
+        tracingSender,
+        RateGate,
+        keyFingerprint,
+        openStateFile,
+        configDir,
+      } = await import('./api-stack.js');
       const transport = createTransport({
         timeoutMs: settings.timeoutMs,
         maxBodyBytes: MAX_BODY_BYTES,
@@ -92,7 +92,7 @@ export function createDeps({
         ? tracingSender(transport.send, settings.trace, clock.now)
         : transport.send;
       // One gate per key for the whole process: a 429 seen by one request holds back all.
-      const fingerprint = stateFiles.keyFingerprint(target.baseUrl, target.apiKey);
+      const fingerprint = keyFingerprint(target.baseUrl, target.apiKey);
       const gateKey = `${target.profile}:${fingerprint}`;
       let gate = gates.get(gateKey);
       if (!gate) {
@@ -101,7 +101,7 @@ export function createDeps({
           clock,
           random: Math.random,
           maxWaitMs: settings.maxWaitMs,
-          stateFile: stateFiles.openStateFile(paths.configDir(env), target.profile, fingerprint),
+          stateFile: openStateFile(configDir(env), target.profile, fingerprint),
           wait: settings.wait,
           trace: settings.trace,
         });
