@@ -30,6 +30,9 @@ const TOPICS: Record<string, string> = {
   PETS_NO_DEPRECATION_WARNING=1   no deprecation notice from pets get
   NO_COLOR, FORCE_COLOR=0, TERM=dumb
                                   no colour
+  XDG_CACHE_HOME                  compiled-code cache in $XDG_CACHE_HOME/pets, else
+                                  ~/.cache/pets
+  NODE_DISABLE_COMPILE_CACHE=1    no compiled-code cache (start-up is slower)
 
 Precedence: flag > environment > config file.
 `,
