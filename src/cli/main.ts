@@ -20,13 +20,10 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
   // A real run, not a test with deps of its own: keep compiled code for the next run.
   if (!deps) (await import('./compile-cache.js')).enableCompileCache(process.env);
   // Loaded here, not at the top, so that the lines above pay for none of it.
-  const [{ CommanderError }, { InterruptedError }, { buildProgram }] = await Promise.all([
-    import('commander'),
-    import('../errors.js'),
-    import('./program.js'),
-  ]);
+  const { CommanderError, InterruptedError, buildProgram, createDeps } =
+    await import('./cli-stack.js');
   const stop = new AbortController();
-  const ownDeps = deps ?? (await import('./wiring.js')).createDeps({ signal: stop.signal });
+  const ownDeps = deps ?? createDeps({ signal: stop.signal });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
   if (!deps) quietOnClosedPipe();
   const state: RunState = {};
