@@ -5,13 +5,15 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 /** PETS_CONFIG_DIR, else $XDG_CONFIG_HOME/pets, else ~/.config/pets. */
 export function configDir(env: Env): string {
-  if (env.PETS_CONFIG_DIR) return env.PETS_CONFIG_DIR;
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'pets');
-  return join(env.HOME || homedir(), '.config', 'pets');
+  return env.PETS_CONFIG_DIR || xdgFolder(env, 'XDG_CONFIG_HOME', '.config');
 }
 
 /** $XDG_CACHE_HOME/pets, else ~/.cache/pets: what can be rebuilt, such as compiled code. */
 export function cacheDir(env: Env): string {
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'pets');
-  return join(env.HOME || homedir(), '.cache', 'pets');
+  return xdgFolder(env, 'XDG_CACHE_HOME', '.cache');
+}
+
+/** pets's folder under an XDG base directory, or under its usual place in the home folder. */
+function xdgFolder(env: Env, variable: 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME', inHome: string) {
+  return join(env[variable] || join(env.HOME || homedir(), inHome), 'pets');
 }
