@@ -17,8 +17,8 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     (deps?.io.stdout ?? process.stdout).write(`${packageVersion()}\n`);
     return 0;
   }
-  // A real run, not a test with deps of its own: keep compiled code for the next run.
-  if (!deps) (await import('./compile-cache.js')).enableCompileCache(process.env);
+  // A real run, not a test with deps of its own: set V8's flags, keep compiled code.
+  if (!deps) (await import('./engine.js')).prepareEngine(process.env);
   // Loaded here, not at the top, so that the lines above pay for none of it.
   const { CommanderError, InterruptedError, buildProgram, createDeps } =
     await import('./cli-stack.js');

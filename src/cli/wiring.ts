@@ -70,10 +70,6 @@ export function createDeps({
       return config;
     },
     async api(target: ApiTarget, settings: HttpSettings) {
-      // undici parses HTTP with WebAssembly; V8's background optimisation of that module
-      // held every run ~180 ms past its end. The baseline compiler alone parses our small
-      // answers just as well. It must be set before undici compiles the module.
-      (await import('node:v8')).setFlagsFromString('--liftoff-only');
       const {
         createTransport,
         PetsApi,

@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
 
@@ -20,6 +21,12 @@ const mtimes = (dir: string) =>
   Object.fromEntries(readdirSync(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]));
 
 describe.runIf(ownCache)('the compile cache', () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ plan: 'unlimited' });
+  });
+  afterAll(() => sandbox.close());
+
   it('keeps compiled code between runs, readable by the user alone, and reuses it', async () => {
     const { dir, env } = cacheEnv();
     const first = await runBinary(['--help'], env);
@@ -33,6 +40,19 @@ describe.runIf(ownCache)('the compile cache', () => {
     const written = mtimes(dir);
     const second = await runBinary(['--help'], env);
     expect(second).toEqual(first);
+    expect(mtimes(dir)).toEqual(written);
+  });
+
+  it('keeps what an API command compiled: the flags it sets come before any compiling', async () => {
+    const { dir, env } = cacheEnv();
+    const api = { ...env, PETS_BASE_URL: sandbox.baseUrl, PETS_API_KEY: sandbox.key };
+    const first = await runBinary(['list', '--json'], api);
+    expect(first).toMatchObject({ code: 0, stdout: '[]\n' });
+    const written = mtimes(dir);
+
+    const second = await runBinary(['list', '--json'], api);
+    expect(second).toEqual(first);
+    // V8 refuses code cached under other flags, and pets writes anew what it refused.
     expect(mtimes(dir)).toEqual(written);
   });
 
