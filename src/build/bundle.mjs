@@ -2,14 +2,20 @@
 // Scripts start pets thousands of times, so everything here is about start-up; each choice
 // was measured with test/bench/startup.mjs.
 //
-// Pass 1 bundles with code splitting: every import() in the source stays a file of its own,
-// so a command loads only what it uses. esbuild splits ES modules only.
-// Pass 2 turns each file into CommonJS, and import() into require(): Node starts a CommonJS
-// file about 8 ms sooner than an ES module, and require() of a chunk skips the ESM loader.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The layout, in as few files as the commands allow (each file costs a read, a cache lookup
+// and a compile or a cache load):
+//   dist/cli/main.js       main, and what readies V8 (flags, compile cache): --version stops here
+//   dist/cli/cli-stack.js  all of pets's own code, with commander and chalk
+//   dist/vendor/*.js       large dependencies that only some commands use (undici, conf,
+//                          cli-table3), each loaded on first use
+//   dist/sandbox/index.js  the sandbox alone, for the benchmarks
+// Each is one esbuild bundle without code splitting: an import() inside a bundle becomes code
+// that runs on first use, not a file of its own. Each file is minified CommonJS, since Node
+// starts a CommonJS file about 8 ms sooner than an ES module.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, transform } from 'esbuild';
+import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const outdir = join(root, 'dist');
@@ -47,55 +53,99 @@ const stubs = [
   },
 ];
 
-const leanDependencies = {
-  name: 'lean-dependencies',
-  setup(pluginBuild) {
-    stubs.forEach((stub, index) => {
-      pluginBuild.onResolve({ filter: stub.path }, (args) =>
-        stub.importer.test(args.importer)
-          ? { path: String(index), namespace: 'pets-stub' }
-          : undefined,
-      );
-    });
-    pluginBuild.onLoad({ filter: /.*/, namespace: 'pets-stub' }, (args) => ({
-      contents: stubs[Number(args.path)].contents,
-      loader: 'js',
-    }));
-  },
-};
+// Dependencies with a file of their own, each loaded through the module of pets that names
+// its exports: named, since a default export would not survive the trip through CommonJS.
+const vendors = [
+  { name: 'undici', entry: 'src/http/undici.ts' },
+  { name: 'conf', entry: 'src/config/conf.ts' },
+  { name: 'cli-table3', entry: 'src/output/table.ts' },
+];
 
-const esm = await build({
-  absWorkingDir: root,
-  entryPoints: ['src/cli/main.ts', 'src/sandbox/index.ts'],
-  outbase: 'src',
-  outdir,
-  chunkNames: 'chunks/[name]-[hash]',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // Written in, so that `pets --version` reads no file.
-  define: { __PETS_VERSION__: JSON.stringify(version) },
-  plugins: [leanDependencies],
-  write: false,
-  logLevel: 'warning',
-});
+/**
+ * Stubs the parts above, and leaves to other files what `external` maps (a module's resolved
+ * path to the file that holds it), as a require() relative to `outfile`.
+ */
+function linker(outfile, external) {
+  return {
+    name: 'pets-linker',
+    setup(pluginBuild) {
+      stubs.forEach((stub, index) => {
+        pluginBuild.onResolve({ filter: stub.path }, (args) =>
+          stub.importer.test(args.importer)
+            ? { path: String(index), namespace: 'pets-stub' }
+            : undefined,
+        );
+      });
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'pets-stub' }, (args) => ({
+        contents: stubs[Number(args.path)].contents,
+        loader: 'js',
+      }));
+      if (external.size === 0) return;
+      pluginBuild.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === 'linker' || args.kind === 'entry-point') return undefined;
+        const { path } = await pluginBuild.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: 'linker',
+        });
+        const file = external.get(path);
+        return file && { path: `./${relative(dirname(outfile), file)}`, external: true };
+      });
+    },
+  };
+}
 
-rmSync(outdir, { recursive: true, force: true });
-for (const file of esm.outputFiles) {
-  const commonjs = await transform(file.text, {
+/** Bundles `entry` into `outfile`; returns the source files it took in. */
+async function bundle(entry, outfile, external = new Map()) {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
     format: 'cjs',
     platform: 'node',
     target: 'node20',
+    // import() becomes require(): no ES module loader at run time.
     supported: { 'dynamic-import': false },
     minify: true,
     legalComments: 'none',
-    sourcefile: relative(root, file.path),
+    // Written in, so that `pets --version` reads no file.
+    define: { __PETS_VERSION__: JSON.stringify(version) },
+    plugins: [linker(outfile, external)],
+    metafile: true,
     logLevel: 'warning',
   });
-  mkdirSync(dirname(file.path), { recursive: true });
-  writeFileSync(file.path, commonjs.code);
+  return Object.keys(result.metafile.inputs);
 }
+
+rmSync(outdir, { recursive: true, force: true });
+const main = join(outdir, 'cli/main.js');
+const cliStack = join(outdir, 'cli/cli-stack.js');
+const vendorFiles = new Map();
+for (const vendor of vendors) {
+  const file = join(outdir, `vendor/${vendor.name}.js`);
+  vendorFiles.set(join(root, vendor.entry), file);
+  const inputs = await bundle(vendor.entry, file);
+  // A vendor file must hold none of pets's own modules: a second copy of one would have
+  // classes of its own, and instanceof would fail across the two.
+  const own = inputs.filter((input) => input.startsWith('src/') && input !== vendor.entry);
+  if (own.length > 0) throw new Error(`${vendor.name} would copy ${own.join(', ')}`);
+}
+
+const mainInputs = await bundle(
+  'src/cli/main.ts',
+  main,
+  new Map([[join(root, 'src/cli/cli-stack.ts'), cliStack]]),
+);
+const stackInputs = await bundle('src/cli/cli-stack.ts', cliStack, vendorFiles);
+// main.js may share only stateless helpers with cli-stack.js, for the same reason.
+const shared = new Set(['src/version.ts', 'src/config/paths.ts']);
+const copied = mainInputs.filter(
+  (input) => input.startsWith('src/') && stackInputs.includes(input) && !shared.has(input),
+);
+if (copied.length > 0) throw new Error(`main.js and cli-stack.js would both hold ${copied}`);
+await bundle('src/sandbox/index.ts', join(outdir, 'sandbox/index.js'), vendorFiles);
+
 // The root package.json says ES modules (for src/); this folder's files are CommonJS.
 writeFileSync(join(outdir, 'package.json'), '{ "type": "commonjs" }\n');

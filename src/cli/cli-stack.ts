@@ -1,6 +1,15 @@
-// What every run but --version needs, behind one import() in main.ts, for the reason given
-// in api-stack.ts: each import() target is a file to find, read and compile at start-up.
+// What every run but --version needs, behind the one import() in main.ts: the build makes
+// this module and all it reaches one file (src/build/bundle.mjs).
 export { CommanderError } from 'commander';
 export { InterruptedError } from '../errors.js';
 export { buildProgram } from './program.js';
 export { createDeps } from './wiring.js';
+
+/** How a failed run is told: loaded only when a run fails. */
+export async function reportFailure() {
+  const [color, report] = await Promise.all([
+    import('../output/color.js'),
+    import('./report-error.js'),
+  ]);
+  return { ...color, ...report };
+}

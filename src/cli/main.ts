@@ -20,7 +20,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
   // A real run, not a test with deps of its own: set V8's flags, keep compiled code.
   if (!deps) (await import('./engine.js')).prepareEngine(process.env);
   // Loaded here, not at the top, so that the lines above pay for none of it.
-  const { CommanderError, InterruptedError, buildProgram, createDeps } =
+  const { CommanderError, InterruptedError, buildProgram, createDeps, reportFailure } =
     await import('./cli-stack.js');
   const stop = new AbortController();
   const ownDeps = deps ?? createDeps({ signal: stop.signal });
@@ -33,10 +33,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
   } catch (error) {
     if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;
     // Only a run that fails pays for loading how failures are told.
-    const [{ colorEnabled, palette }, { describeError, writeError }] = await Promise.all([
-      import('../output/color.js'),
-      import('./report-error.js'),
-    ]);
+    const { colorEnabled, palette, describeError, writeError } = await reportFailure();
     const interrupted = ownDeps.signal.aborted && !(error instanceof CommanderError);
     const report = describeError(
       interrupted ? new InterruptedError() : error,

@@ -70,15 +70,21 @@ export function createDeps({
       return config;
     },
     async api(target: ApiTarget, settings: HttpSettings) {
-      const {
-        createTransport,
-        PetsApi,
-        tracingSender,
-        RateGate,
-        keyFingerprint,
-        openStateFile,
-        configDir,
-      } = await import('./api-stack.js');
+      const [
+        { createTransport },
+        { PetsApi },
+        { tracingSender },
+        { RateGate },
+        { keyFingerprint, openStateFile },
+        { configDir },
+      ] = await Promise.all([
+        import('../http/transport.js'),
+        import('../api/client.js'),
+        import('../http/trace.js'),
+        import('../ratelimit/gate.js'),
+        import('../ratelimit/state-file.js'),
+        import('../config/paths.js'),
+      ]);
       const transport = createTransport({
         timeoutMs: settings.timeoutMs,
         maxBodyBytes: MAX_BODY_BYTES,

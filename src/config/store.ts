@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type Conf from 'conf';
+import type { Conf } from './conf.js';
 import { ConfigFileError, UsageError } from '../errors.js';
 
 export interface Profile {
@@ -80,8 +80,8 @@ export function openConfigStore(dir: string): ConfigStore {
     try {
       const data = read();
       const result = change(data);
-      conf ??= import('conf').then(
-        ({ default: Conf }) =>
+      conf ??= import('./conf.js').then(
+        ({ Conf }) =>
           new Conf({ cwd: dir, configName: 'config', configFileMode: 0o600, projectSuffix: '' }),
       );
       (await conf).store = { ...data };

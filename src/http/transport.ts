@@ -1,8 +1,4 @@
-// undici's index loads all of undici (fetch, websocket, mocks, caches): ~50 ms of start-up
-// for a CLI that needs the agent and request() only. undici 7 has no exports map, so its
-// parts load by path; the major version is pinned, and the types are undici's own.
-import Agent from 'undici/lib/dispatcher/agent.js';
-import request from 'undici/lib/api/api-request.js';
+import { Agent, request } from './undici.js';
 import { InterruptedError, NetworkError, ServerError } from '../errors.js';
 import type { HttpRequest, HttpResponse, HttpSender } from './types.js';
 

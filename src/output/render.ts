@@ -1,8 +1,8 @@
-import Table from 'cli-table3';
 import type { ChalkInstance } from 'chalk';
 import type { Pet, PetStatus } from '../api/contract.js';
 import type { OutputMode } from './mode.js';
 import { renderJson } from './render-json.js';
+import { Table } from './table.js';
 import { escapeForTerminal } from './terminal-text.js';
 
 /** A column of a table or TSV: its title, its plain text, and optionally how a terminal colours it. */

@@ -32,7 +32,7 @@ describe.runIf(ownCache)('the compile cache', () => {
     const first = await runBinary(['--help'], env);
     expect(first.code).toBe(0);
     const entries = readdirSync(dir);
-    expect(entries.length).toBeGreaterThan(3);
+    expect(entries.some((name) => name.startsWith('cli-stack.js-'))).toBe(true);
     expect(entries.every((name) => /^[\w.-]+\.js-\d+-\d+$/.test(name))).toBe(true);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     for (const name of entries) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);

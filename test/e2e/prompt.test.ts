@@ -33,3 +33,19 @@ describe.skipIf(!hasScript)('auth login on a terminal', () => {
     ).toBe('sk_test_TYPED_CANARY_5678');
   });
 });
+
+describe.skipIf(!hasScript)('tables on a terminal', () => {
+  it('draws profiles as a table, with cli-table3 loaded from its own file', async () => {
+    const child = spawn(
+      'script',
+      ['-qfc', `"${process.execPath}" "${BIN}" profile list --no-color`, '/dev/null'],
+      { env: { PATH: process.env.PATH, PETS_CONFIG_DIR: tempConfigDir(), TERM: 'xterm' } },
+    );
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (screen += text));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(screen).toMatch(/┌─+┬/);
+    expect(screen).toMatch(/│ \* +│ production +│/);
+  });
+});
