@@ -39,7 +39,7 @@ async function printProfiles(run: Session, profiles: ProfileSummary[], asFields:
       ),
     );
   } else {
-    run.print(renderRows(PROFILE_COLUMNS, profiles, run.mode, run.stdoutColors));
+    run.print(await renderRows(PROFILE_COLUMNS, profiles, run.mode, run.stdoutColors));
   }
 }
 

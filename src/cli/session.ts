@@ -74,14 +74,14 @@ export class Session {
   async printPets(pets: readonly Pet[]): Promise<void> {
     if (this.mode === 'json') return this.printJson(pets);
     const { renderPets } = await import('../output/render.js');
-    this.print(renderPets(pets, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
+    this.print(await renderPets(pets, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
   }
 
   /** One pet: the object itself with --json, else a one-row table or TSV. */
   async printPet(pet: Pet): Promise<void> {
     if (this.mode === 'json') return this.printJson(pet);
     const { renderPet } = await import('../output/render.js');
-    this.print(renderPet(pet, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
+    this.print(await renderPet(pet, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
   }
 
   /** JSON needs no table library, so scripts asking for it do not load one. */

@@ -2,7 +2,6 @@ import type { ChalkInstance } from 'chalk';
 import type { Pet, PetStatus } from '../api/contract.js';
 import type { OutputMode } from './mode.js';
 import { renderJson } from './render-json.js';
-import { Table } from './table.js';
 import { escapeForTerminal } from './terminal-text.js';
 
 /** A column of a table or TSV: its title, its plain text, and optionally how a terminal colours it. */
@@ -12,13 +11,16 @@ export interface Column<T> {
   color?(row: T, text: string, colors: ChalkInstance): string;
 }
 
-/** Rows as a table (terminal) or tab-separated lines with a header (pipe). Cell text is escaped. */
-export function renderRows<T>(
+/**
+ * Rows as a table (terminal) or tab-separated lines with a header (pipe). Cell text is
+ * escaped. Async because cli-table3 loads only for a table: scripts read TSV.
+ */
+export async function renderRows<T>(
   columns: readonly Column<T>[],
   rows: readonly T[],
   mode: Exclude<OutputMode, 'json'>,
   colors: ChalkInstance,
-): string {
+): Promise<string> {
   if (mode === 'tsv') {
     // escapeForTerminal turns tabs and newlines into \u0009 and \u000a, so a value can never
     // split a row or a column.
@@ -28,6 +30,7 @@ export function renderRows<T>(
     ];
     return `${lines.map((cells) => cells.join('\t')).join('\n')}\n`;
   }
+  const { Table } = await import('./table.js');
   // cli-table3 colours headers even in a pipe unless its style is emptied; colour is ours.
   const table = new Table({
     head: columns.map((column) => colors.bold(column.title)),
@@ -79,12 +82,12 @@ export const PET_COLUMNS: readonly Column<Pet>[] = [
   },
 ];
 
-export function renderPets(
+export async function renderPets(
   pets: readonly Pet[],
   mode: OutputMode,
   colors: ChalkInstance,
   stdoutIsTTY: boolean,
-): string {
+): Promise<string> {
   if (mode === 'json') return renderJson(pets, stdoutIsTTY);
   if (pets.length === 0) return '';
   return renderRows(PET_COLUMNS, pets, mode, colors);
@@ -96,8 +99,8 @@ export function renderPet(
   mode: OutputMode,
   colors: ChalkInstance,
   stdoutIsTTY: boolean,
-): string {
+): Promise<string> {
   return mode === 'json'
-    ? renderJson(pet, stdoutIsTTY)
+    ? Promise.resolve(renderJson(pet, stdoutIsTTY))
     : renderPets([pet], mode, colors, stdoutIsTTY);
 }

@@ -50,35 +50,35 @@ describe('escapeForTerminal', () => {
   });
 });
 
-describe('renderPets', () => {
-  it('writes TSV with a header, escaping tabs and newlines inside fields', () => {
-    expect(renderPets(pets, 'tsv', plain, false)).toBe(
+describe('renderPets', async () => {
+  it('writes TSV with a header, escaping tabs and newlines inside fields', async () => {
+    expect(await renderPets(pets, 'tsv', plain, false)).toBe(
       'ID\tNAME\tCATEGORY\tSTATUS\n' +
         '9007199254740993\tRex\t3\tavailable\n' +
         '2\tTab\\u0009here\\u000anewline\t9223372036854775807\t\n',
     );
   });
 
-  it('draws a table without ANSI codes when colour is off', () => {
-    const table = renderPets(pets, 'table', plain, true);
+  it('draws a table without ANSI codes when colour is off', async () => {
+    const table = await renderPets(pets, 'table', plain, true);
     expect(table).toContain('9007199254740993');
     expect(table).toMatch(/│ ID\s+│ NAME/);
     expect(table).not.toContain('\u001b');
   });
 
-  it('colours the status and headers when colour is on', () => {
-    const table = renderPets(pets, 'table', colored, true);
+  it('colours the status and headers when colour is on', async () => {
+    const table = await renderPets(pets, 'table', colored, true);
     expect(table).toContain('\u001b[32mavailable\u001b[39m');
     expect(table).toContain('\u001b[1mID\u001b[22m');
   });
 
-  it('keeps columns aligned with wide CJK and emoji names', () => {
+  it('keeps columns aligned with wide CJK and emoji names', async () => {
     const wide: Pet[] = [
       { id: 1n, name: '柴犬', categoryId: 1n, status: 'sold' },
       { id: 2n, name: '🐶🐱', categoryId: 1n, status: 'sold' },
       { id: 3n, name: 'abcd', categoryId: 1n, status: 'sold' },
     ];
-    const rows = renderPets(wide, 'table', plain, true)
+    const rows = (await renderPets(wide, 'table', plain, true))
       .split('\n')
       .filter((l) => l.includes('sold'));
     const bars = rows.map((row) => {
@@ -95,17 +95,17 @@ describe('renderPets', () => {
     expect(bars[1]).toEqual(bars[2]);
   });
 
-  it('prints exact JSON, pretty on a terminal and one line in a pipe', () => {
-    expect(renderPets(pets.slice(0, 1), 'json', plain, false)).toBe(
+  it('prints exact JSON, pretty on a terminal and one line in a pipe', async () => {
+    expect(await renderPets(pets.slice(0, 1), 'json', plain, false)).toBe(
       '[{"id":9007199254740993,"name":"Rex","categoryId":3,"status":"available"}]\n',
     );
     expect(renderJson({ a: 1 }, true)).toBe('{\n  "a": 1\n}\n');
   });
 
-  it('prints nothing for an empty list, except [] in JSON', () => {
-    expect(renderPets([], 'table', plain, true)).toBe('');
-    expect(renderPets([], 'tsv', plain, false)).toBe('');
-    expect(renderPets([], 'json', plain, false)).toBe('[]\n');
+  it('prints nothing for an empty list, except [] in JSON', async () => {
+    expect(await renderPets([], 'table', plain, true)).toBe('');
+    expect(await renderPets([], 'tsv', plain, false)).toBe('');
+    expect(await renderPets([], 'json', plain, false)).toBe('[]\n');
   });
 });
 
