@@ -1,4 +1,12 @@
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -24,8 +32,12 @@ type Compile = (this: LoadingModule, content: string, filename: string) => unkno
  * (about 15 ms of `pets list`). Node 22 does this itself (module.enableCompileCache); on
  * Node 20 pets compiles its CommonJS files through vm.Script with cached data, as
  * v8-compile-cache did. NODE_DISABLE_COMPILE_CACHE turns both off, as it does in Node 22.
+ *
+ * V8 caches the functions a run has compiled, and `pets --help` and `pets list` compile
+ * different ones of the same file, so each kind of run (`kind`, as "list") has entries of its
+ * own: one shared entry would hold only what the first run needed.
  */
-export function enableCompileCache(env: Env): void {
+export function enableCompileCache(env: Env, kind: string): void {
   if (env.NODE_DISABLE_COMPILE_CACHE) return;
   const dir = join(cacheDir(env), `compile-${process.version}-${process.arch}`);
   const native = (Module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
@@ -41,7 +53,7 @@ export function enableCompileCache(env: Env): void {
     try {
       // V8 checks only a source's length, so the entry's name carries the file's mtime too.
       const { size, mtimeMs } = statSync(filename);
-      path = join(dir, `${basename(filename)}-${size}-${Math.trunc(mtimeMs)}`);
+      path = join(dir, `${basename(filename)}-${size}-${Math.trunc(mtimeMs)}-${kind}`);
     } catch {
       return compile.call(this, content, filename);
     }
@@ -80,7 +92,25 @@ function save(dir: string, compiled: ReadonlyArray<{ path: string; script: Scrip
       writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
       renameSync(temp, path);
     }
+    removeStale(dir, compiled);
   } catch {
     // A cache that cannot be written only makes the next run as slow as this one.
+  }
+}
+
+// An entry's name: the file's name, its size and mtime (which tell its build), the run's kind.
+const ENTRY = /^(.+\.js)-(\d+-\d+)-/;
+
+/** Entries for another build of a file just cached: left by an upgrade, never read again. */
+function removeStale(dir: string, compiled: ReadonlyArray<{ path: string }>): void {
+  const builds = new Map<string, string>();
+  for (const { path } of compiled) {
+    const [, file, build] = ENTRY.exec(basename(path)) ?? [];
+    if (file && build) builds.set(file, build);
+  }
+  for (const name of readdirSync(dir)) {
+    const [, file, build] = ENTRY.exec(name) ?? [];
+    const current = file && builds.get(file);
+    if (current && build !== current) rmSync(join(dir, name), { force: true });
   }
 }

@@ -1,5 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Env } from '../config/paths.js';
+import { runKind } from './command-names.js';
 import { enableCompileCache } from './compile-cache.js';
 
 /**
@@ -8,10 +9,10 @@ import { enableCompileCache } from './compile-cache.js';
  * once was, by the first API call) made every cache written before it be refused and
  * rewritten on each run.
  */
-export function prepareEngine(env: Env): void {
+export function prepareEngine(env: Env, argv: readonly string[]): void {
   // undici parses HTTP with WebAssembly; V8's background optimisation of that module held
   // every run ~180 ms past its end. The baseline compiler alone parses our small answers
   // just as well.
   setFlagsFromString('--liftoff-only');
-  enableCompileCache(env);
+  enableCompileCache(env, runKind(argv.slice(2)));
 }

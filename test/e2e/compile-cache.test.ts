@@ -32,8 +32,7 @@ describe.runIf(ownCache)('the compile cache', () => {
     const first = await runBinary(['--help'], env);
     expect(first.code).toBe(0);
     const entries = readdirSync(dir);
-    expect(entries.some((name) => name.startsWith('cli-stack.js-'))).toBe(true);
-    expect(entries.every((name) => /^[\w.-]+\.js-\d+-\d+$/.test(name))).toBe(true);
+    expect(entries).toEqual([expect.stringMatching(/^cli-stack\.js-\d+-\d+-pets-help$/)]);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     for (const name of entries) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
 
@@ -54,6 +53,38 @@ describe.runIf(ownCache)('the compile cache', () => {
     expect(second).toEqual(first);
     // V8 refuses code cached under other flags, and pets writes anew what it refused.
     expect(mtimes(dir)).toEqual(written);
+  });
+
+  it('has entries for each kind of run, since each compiles other functions', async () => {
+    const { dir, env } = cacheEnv();
+    await runBinary(['--help'], env);
+    await runBinary(['profile', 'list'], env);
+    await runBinary(['list', '--json'], {
+      ...env,
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: sandbox.key,
+    });
+    const kinds = readdirSync(dir).map((name) => name.replace(/-\d+-\d+-/, ' '));
+    expect(kinds.sort()).toEqual([
+      'cli-stack.js list',
+      'cli-stack.js pets-help',
+      'cli-stack.js profile',
+      'undici.js list',
+    ]);
+  });
+
+  it('removes the entries of an older build of a file when it caches the new one', async () => {
+    const { dir, env } = cacheEnv();
+    await runBinary(['--help'], env);
+    const [current] = readdirSync(dir);
+    const older = current!.replace(/-\d+-\d+-/, '-1-2-');
+    const otherFile = 'undici.js-1-2-list';
+    writeFileSync(join(dir, older), '');
+    writeFileSync(join(dir, otherFile), '');
+    rmSync(join(dir, current!));
+
+    await runBinary(['--help'], env);
+    expect(readdirSync(dir).sort()).toEqual([current, otherFile].sort());
   });
 
   it('replaces an entry V8 refuses, and the run goes on as if there were none', async () => {

@@ -1,0 +1,26 @@
+/** pets's top-level commands, known before commander loads (program.ts registers them). */
+export const COMMAND_NAMES: readonly string[] = [
+  'list',
+  'add',
+  'get',
+  'quota',
+  'profile',
+  'auth',
+  'sandbox',
+  'completion',
+  '__complete',
+  'help',
+];
+
+/**
+ * What a run is for, as far as argv tells before commander parses it: the command named and
+ * whether help is asked for, as in "list", "list-help" or "pets-help". It keys the compile
+ * cache, since each kind of run compiles different functions of the same file.
+ */
+export function runKind(words: readonly string[]): string {
+  const end = words.indexOf('--');
+  const options = end === -1 ? words : words.slice(0, end);
+  const command = options.find((word) => COMMAND_NAMES.includes(word)) ?? 'pets';
+  const help = options.includes('--help') || options.includes('-h');
+  return help ? `${command}-help` : command;
+}

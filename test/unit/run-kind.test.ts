@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { COMMAND_NAMES, runKind } from '../../src/cli/command-names.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { createDeps } from '../../src/cli/wiring.js';
+import { captureIo } from '../helpers/io.js';
+
+describe('runKind', () => {
+  it.each([
+    [[], 'pets'],
+    [['--help'], 'pets-help'],
+    [['list', '--json'], 'list'],
+    [['--json', '--profile', 'staging', 'list'], 'list'],
+    [['list', '-h'], 'list-help'],
+    [['profile', 'use', 'staging'], 'profile'],
+    [['get', '--', 'list'], 'get'],
+    [['--', '--help'], 'pets'],
+    [['lst'], 'pets'],
+    [['__complete', 'pets', 'li'], '__complete'],
+  ])('%j is a %s run', (words, kind) => {
+    expect(runKind(words)).toBe(kind);
+  });
+
+  it('knows every top-level command the program has', () => {
+    const program = buildProgram(
+      createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
+      {},
+    );
+    expect(program.commands.map((command) => command.name()).sort()).toEqual(
+      [...COMMAND_NAMES].sort(),
+    );
+  });
+});
