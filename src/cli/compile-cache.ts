@@ -53,7 +53,8 @@ export function enableCompileCache(env: Env, kind: string): void {
     try {
       // V8 checks only a source's length, so the entry's name carries the file's mtime too.
       const { size, mtimeMs } = statSync(filename);
-      path = join(dir, `${basename(filename)}-${size}-${Math.trunc(mtimeMs)}-${kind}`);
+      const file = `${basename(filename)}-${pathHash(filename)}`;
+      path = join(dir, `${file}-${size}-${Math.trunc(mtimeMs)}-${kind}`);
     } catch {
       return compile.call(this, content, filename);
     }
@@ -98,8 +99,18 @@ function save(dir: string, compiled: ReadonlyArray<{ path: string; script: Scrip
   }
 }
 
-// An entry's name: the file's name, its size and mtime (which tell its build), the run's kind.
-const ENTRY = /^(.+\.js)-(\d+-\d+)-/;
+/**
+ * Tells apart files of one name in different places: two installs of pets share the cache,
+ * and each must not take the other's entries for its own older build. (FNV-1a, 32 bits.)
+ */
+function pathHash(path: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < path.length; i++) hash = Math.imul(hash ^ path.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+// An entry's name: the file (name and place), its size and mtime (its build), the run's kind.
+const ENTRY = /^(.+\.js-[0-9a-f]{8})-(\d+-\d+)-/;
 
 /** Entries for another build of a file just cached: left by an upgrade, never read again. */
 function removeStale(dir: string, compiled: ReadonlyArray<{ path: string }>): void {

@@ -32,7 +32,9 @@ describe.runIf(ownCache)('the compile cache', () => {
     const first = await runBinary(['--help'], env);
     expect(first.code).toBe(0);
     const entries = readdirSync(dir);
-    expect(entries).toEqual([expect.stringMatching(/^cli-stack\.js-\d+-\d+-pets-help$/)]);
+    expect(entries).toEqual([
+      expect.stringMatching(/^cli-stack\.js-[0-9a-f]{8}-\d+-\d+-pets-help$/),
+    ]);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     for (const name of entries) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
 
@@ -64,7 +66,7 @@ describe.runIf(ownCache)('the compile cache', () => {
       PETS_BASE_URL: sandbox.baseUrl,
       PETS_API_KEY: sandbox.key,
     });
-    const kinds = readdirSync(dir).map((name) => name.replace(/-\d+-\d+-/, ' '));
+    const kinds = readdirSync(dir).map((name) => name.replace(/-[0-9a-f]{8}-\d+-\d+-/, ' '));
     expect(kinds.sort()).toEqual([
       'cli-stack.js list',
       'cli-stack.js pets-help',
@@ -77,14 +79,15 @@ describe.runIf(ownCache)('the compile cache', () => {
     const { dir, env } = cacheEnv();
     await runBinary(['--help'], env);
     const [current] = readdirSync(dir);
-    const older = current!.replace(/-\d+-\d+-/, '-1-2-');
-    const otherFile = 'undici.js-1-2-list';
-    writeFileSync(join(dir, older), '');
-    writeFileSync(join(dir, otherFile), '');
+    const [, file, hash] = /^(.+\.js)-([0-9a-f]{8})-/.exec(current!)!;
+    const older = `${file}-${hash}-1-2-list`;
+    const otherInstall = `${file}-${hash === '00000000' ? '00000001' : '00000000'}-1-2-list`;
+    const otherFile = `undici.js-${hash}-1-2-list`;
+    for (const name of [older, otherInstall, otherFile]) writeFileSync(join(dir, name), '');
     rmSync(join(dir, current!));
 
     await runBinary(['--help'], env);
-    expect(readdirSync(dir).sort()).toEqual([current, otherFile].sort());
+    expect(readdirSync(dir).sort()).toEqual([current, otherInstall, otherFile].sort());
   });
 
   it('replaces an entry V8 refuses, and the run goes on as if there were none', async () => {
