@@ -24,3 +24,10 @@ export function runKind(words: readonly string[]): string {
   const help = options.includes('--help') || options.includes('-h');
   return help ? `${command}-help` : command;
 }
+
+/** Kinds of run that call the API, and so set the flags undici's parser wants (engine.ts). */
+const API_KINDS = new Set(['list', 'add', 'get', 'quota', 'auth']);
+
+export function callsApi(kind: string): boolean {
+  return API_KINDS.has(kind);
+}

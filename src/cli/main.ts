@@ -18,7 +18,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     return 0;
   }
   // A real run, not a test with deps of its own: set V8's flags, keep compiled code.
-  if (!deps) (await import('./engine.js')).prepareEngine(process.env, argv);
+  if (!deps) await (await import('./engine.js')).prepareEngine(process.env, argv);
   // Loaded here, not at the top, so that the lines above pay for none of it.
   const { CommanderError, InterruptedError, buildProgram, createDeps, reportFailure } =
     await import('./cli-stack.js');

@@ -3,6 +3,7 @@ import type { ApiTarget } from '../api/client.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Transport } from '../http/transport.js';
 import type { RateGate } from '../ratelimit/gate.js';
+import { useBaselineWasmCompiler } from '../http/parser-flags.js';
 import { packageVersion } from '../version.js';
 import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -70,6 +71,9 @@ export function createDeps({
       return config;
     },
     async api(target: ApiTarget, settings: HttpSettings) {
+      // Set already, before any compiling, if main judged from argv that this run calls the
+      // API; this covers a run it misjudged.
+      await useBaselineWasmCompiler();
       const [
         { createTransport },
         { PetsApi },
