@@ -149,7 +149,12 @@ const mainInputs = await bundle(
 );
 const stackInputs = await bundle('src/cli/cli-stack.ts', cliStack, vendorFiles);
 // main.js may share only stateless helpers with cli-stack.js, for the same reason.
-const shared = new Set(['src/version.ts', 'src/config/paths.ts', 'src/http/parser-flags.ts']);
+const shared = new Set([
+  'src/version.ts',
+  'src/config/paths.ts',
+  'src/http/parser-flags.ts',
+  'src/cli/fd-output.ts',
+]);
 const copied = mainInputs.filter(
   (input) => input.startsWith('src/') && stackInputs.includes(input) && !shared.has(input),
 );

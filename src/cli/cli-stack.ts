@@ -3,7 +3,7 @@
 export { CommanderError } from 'commander';
 export { InterruptedError } from '../errors.js';
 export { buildProgram } from './program.js';
-export { createDeps } from './wiring.js';
+export { createDeps, processIo } from './wiring.js';
 
 /** How a failed run is told: loaded only when a run fails. */
 export async function reportFailure() {

@@ -1,4 +1,5 @@
 import { packageVersion } from '../version.js';
+import { fdOutput } from './fd-output.js';
 import type { Deps } from './deps.js';
 import type { RunState } from './program.js';
 
@@ -14,18 +15,18 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
   // for pets, so it should cost no more than starting node.
   const words = argv.slice(2);
   if (words.length === 1 && (words[0] === '--version' || words[0] === '-V')) {
-    (deps?.io.stdout ?? process.stdout).write(`${packageVersion()}\n`);
+    (deps?.io.stdout ?? fdOutput(1, endOnClosedOutput)).write(`${packageVersion()}\n`);
     return 0;
   }
   // A real run, not a test with deps of its own: set V8's flags, keep compiled code.
   if (!deps) await (await import('./engine.js')).prepareEngine(process.env, argv);
   // Loaded here, not at the top, so that the lines above pay for none of it.
-  const { CommanderError, InterruptedError, buildProgram, createDeps, reportFailure } =
+  const { CommanderError, InterruptedError, buildProgram, createDeps, processIo, reportFailure } =
     await import('./cli-stack.js');
   const stop = new AbortController();
-  const ownDeps = deps ?? createDeps({ signal: stop.signal });
+  const ownDeps =
+    deps ?? createDeps({ signal: stop.signal, io: await processIo(endOnClosedOutput) });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
-  if (!deps) quietOnClosedPipe();
   const state: RunState = {};
   try {
     await buildProgram(ownDeps, state).parseAsync([...argv]);
@@ -85,13 +86,8 @@ function onInterrupt(stop: AbortController, interrupted: () => Error): () => voi
 
 /**
  * `pets list | head -1` closes the pipe while pets still writes: that is the reader having
- * had enough, not a failure, so end quietly instead of dying with an EPIPE stack trace.
+ * had enough, not a failure, so end quietly instead of failing on EPIPE.
  */
-function quietOnClosedPipe(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(0);
-      throw error;
-    });
-  }
+function endOnClosedOutput(): never {
+  process.exit(0);
 }

@@ -44,6 +44,13 @@ export function buildProgram(deps: Deps, state: RunState): Command {
       writeErr: (text) => deps.io.stderr.write(text),
       // main prints usage errors itself, in text or JSON, with the exit code of the contract.
       outputError: () => {},
+      // Asked of our io: commander would build process.stdout (loading Node's streams) just
+      // to learn that output is not a terminal, and then use 80 columns, as here. pets's help
+      // has no colour to keep.
+      getOutHelpWidth: () => (deps.io.stdoutIsTTY ? process.stdout.columns : 80),
+      getErrHelpWidth: () => (deps.io.stderrIsTTY ? process.stderr.columns : 80),
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
     });
 
   const session: SessionSource = () => {

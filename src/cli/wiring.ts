@@ -7,6 +7,7 @@ import { useBaselineWasmCompiler } from '../http/parser-flags.js';
 import { packageVersion } from '../version.js';
 import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../clock.js';
+import { fdOutput, isTerminal } from './fd-output.js';
 import type { Deps, HttpSettings, Io } from './deps.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -15,17 +16,22 @@ export function userAgent(): string {
   return `pets/${packageVersion()} node/${process.versions.node} ${process.platform}`;
 }
 
-export function processIo(): Io {
+/**
+ * The process's own io. Output goes straight to file descriptors 1 and 2 (fd-output.ts);
+ * `onClosed` runs when a reader closes its end.
+ */
+export async function processIo(onClosed: () => void): Promise<Io> {
+  const [stdoutIsTTY, stderrIsTTY] = await Promise.all([isTerminal(1), isTerminal(2)]);
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: fdOutput(1, onClosed),
+    stderr: fdOutput(2, onClosed),
     // Node builds process.stdin on first touch, loading fs streams (~3 ms); most commands
     // never read it.
     get stdin() {
       return process.stdin;
     },
-    stdoutIsTTY: process.stdout.isTTY === true,
-    stderrIsTTY: process.stderr.isTTY === true,
+    stdoutIsTTY,
+    stderrIsTTY,
     get stdinIsTTY() {
       return process.stdin.isTTY === true;
     },
@@ -34,7 +40,7 @@ export function processIo(): Io {
 
 export interface WiringOptions {
   signal: AbortSignal;
-  io?: Io;
+  io: Io;
   env?: Env;
   clock?: Clock;
 }
@@ -45,7 +51,7 @@ export interface WiringOptions {
  */
 export function createDeps({
   signal,
-  io = processIo(),
+  io,
   env = process.env,
   clock = systemClock,
 }: WiringOptions): Deps {
