@@ -40,6 +40,6 @@ export interface Deps {
   config(): Promise<ConfigStore>;
   /** Opened on first use, for the same reason (undici). */
   api(target: ApiTarget, settings: HttpSettings): Promise<PetsApi>;
-  /** Releases sockets so the process can exit. */
+  /** Saves what must outlive the run (rate-limit state) and releases sockets. */
   close(): Promise<void>;
 }

@@ -25,7 +25,12 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     await import('./cli-stack.js');
   const stop = new AbortController();
   const ownDeps =
-    deps ?? createDeps({ signal: stop.signal, io: await processIo(endOnClosedOutput) });
+    deps ??
+    createDeps({
+      signal: stop.signal,
+      io: await processIo(endOnClosedOutput),
+      processEndsAfterRun: true,
+    });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
   const state: RunState = {};
   try {
