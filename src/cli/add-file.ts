@@ -29,7 +29,7 @@ async function confirmProtected(
   yes: boolean,
 ) {
   if (!target.protected) return;
-  run.protectedBadge(target);
+  await run.protectedBadge(target);
   if (yes) return;
   if (!run.canPrompt || recordsOnStdin) {
     throw new UsageError(
@@ -146,7 +146,7 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
 
   if (run.mode !== 'json' && failures.length > 0) {
     const { renderRows } = await import('../output/render.js');
-    run.print(await renderRows(FAILURE_COLUMNS, failures, run.mode, run.stdoutColors));
+    run.print(await renderRows(FAILURE_COLUMNS, failures, run.mode, await run.stdoutColors()));
   }
   const { created, failed, skipped, unknown, stoppedBy } = outcome;
   run.notice(

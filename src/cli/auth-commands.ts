@@ -116,7 +116,7 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
             ...quotaFields(quota, run.deps.clock.now(), run.mode === 'table'),
           ],
           run.mode,
-          run.stdoutColors,
+          await run.stdoutColors(),
         ),
       );
     });

@@ -47,7 +47,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     );
     // A usage error can come before commander has parsed --json, so look for it directly.
     const json = state.session?.globals.json ?? wantsJson(argv);
-    const colors = palette(
+    const colors = await palette(
       colorEnabled(ownDeps.io.stderrIsTTY, ownDeps.env, !argv.includes('--no-color')),
     );
     if (!(error instanceof CommanderError && error.code === 'commander.help')) {

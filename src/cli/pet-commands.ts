@@ -97,7 +97,7 @@ export function registerPetCommands(program: Command, session: SessionSource): v
         });
       }
       const target = await run.target();
-      run.protectedBadge(target);
+      await run.protectedBadge(target);
       const [{ addPet }, api] = await Promise.all([import('../commands/add.js'), run.api(target)]);
       const pet = await addPet(
         { name, categoryId, ...(status ? { status } : {}) },

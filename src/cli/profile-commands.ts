@@ -35,11 +35,11 @@ async function printProfiles(run: Session, profiles: ProfileSummary[], asFields:
           ['protected', p.protected ? 'yes' : 'no'],
         ],
         run.mode,
-        run.stdoutColors,
+        await run.stdoutColors(),
       ),
     );
   } else {
-    run.print(await renderRows(PROFILE_COLUMNS, profiles, run.mode, run.stdoutColors));
+    run.print(await renderRows(PROFILE_COLUMNS, profiles, run.mode, await run.stdoutColors()));
   }
 }
 

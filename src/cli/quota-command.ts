@@ -85,7 +85,7 @@ export function registerQuotaCommand(program: Command, session: SessionSource): 
                 ...quotaFields(report, run.deps.clock.now(), run.mode === 'table'),
               ],
               run.mode,
-              run.stdoutColors,
+              await run.stdoutColors(),
             ),
       );
     });

@@ -1,5 +1,5 @@
+import type { Palette } from '../output/color.js';
 import { CommanderError } from 'commander';
-import type { ChalkInstance } from 'chalk';
 import { PetsError, UsageError } from '../errors.js';
 import { stringifyJson } from '../json/int64-json.js';
 import { escapeForTerminal } from '../output/terminal-text.js';
@@ -62,7 +62,7 @@ export function writeError(
   report: ErrorReport,
   stderr: Output,
   json: boolean,
-  colors: ChalkInstance,
+  colors: Palette,
   secrets: Iterable<string>,
 ): void {
   const clean = (text: string) => redact(text, secrets);

@@ -1,9 +1,8 @@
-import type { ChalkInstance } from 'chalk';
 import type { ApiTarget, PetsApi } from '../api/client.js';
 import type { Pet } from '../api/contract.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Waiter } from '../ratelimit/gate.js';
-import { colorEnabled, palette } from '../output/color.js';
+import { colorEnabled, palette, type Palette } from '../output/color.js';
 import { chooseMode, type OutputMode } from '../output/mode.js';
 import { escapeForTerminal } from '../output/terminal-text.js';
 import type { Deps } from './deps.js';
@@ -38,11 +37,11 @@ export class Session {
     return chooseMode(this.globals.json, this.deps.io.stdoutIsTTY);
   }
 
-  get stdoutColors(): ChalkInstance {
+  stdoutColors(): Promise<Palette> {
     return palette(colorEnabled(this.deps.io.stdoutIsTTY, this.deps.env, this.globals.color));
   }
 
-  get stderrColors(): ChalkInstance {
+  stderrColors(): Promise<Palette> {
     return palette(colorEnabled(this.deps.io.stderrIsTTY, this.deps.env, this.globals.color));
   }
 
@@ -57,12 +56,12 @@ export class Session {
   }
 
   /** The one-line warning before a create on a protected profile. */
-  protectedBadge(target: ApiTarget): void {
+  async protectedBadge(target: ApiTarget): Promise<void> {
     if (!target.protected || this.globals.quiet) return;
     const host = new URL(target.baseUrl).host;
-    const colors = this.stderrColors;
+    const colors = await this.stderrColors();
     this.deps.io.stderr.write(
-      `${colors.bgRed.white.bold(' PROTECTED ')} ${colors.bold(escapeForTerminal(target.profile))} ${escapeForTerminal(host)}\n`,
+      `${colors.badge(' PROTECTED ')} ${colors.bold(escapeForTerminal(target.profile))} ${escapeForTerminal(host)}\n`,
     );
   }
 
@@ -74,14 +73,18 @@ export class Session {
   async printPets(pets: readonly Pet[]): Promise<void> {
     if (this.mode === 'json') return this.printJson(pets);
     const { renderPets } = await import('../output/render.js');
-    this.print(await renderPets(pets, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
+    this.print(
+      await renderPets(pets, this.mode, await this.stdoutColors(), this.deps.io.stdoutIsTTY),
+    );
   }
 
   /** One pet: the object itself with --json, else a one-row table or TSV. */
   async printPet(pet: Pet): Promise<void> {
     if (this.mode === 'json') return this.printJson(pet);
     const { renderPet } = await import('../output/render.js');
-    this.print(await renderPet(pet, this.mode, this.stdoutColors, this.deps.io.stdoutIsTTY));
+    this.print(
+      await renderPet(pet, this.mode, await this.stdoutColors(), this.deps.io.stdoutIsTTY),
+    );
   }
 
   /** JSON needs no table library, so scripts asking for it do not load one. */
@@ -109,9 +112,9 @@ export class Session {
 
   /** The API client for `target` (default: the resolved one); `wait` replaces the countdown. */
   async api(target?: ApiTarget, wait?: Waiter): Promise<PetsApi> {
-    const trace = this.globals.debug
-      ? (line: string) =>
-          this.deps.io.stderr.write(`${this.stderrColors.dim(escapeForTerminal(line))}\n`)
+    const dim = this.globals.debug ? (await this.stderrColors()).dim : undefined;
+    const trace = dim
+      ? (line: string) => this.deps.io.stderr.write(`${dim(escapeForTerminal(line))}\n`)
       : undefined;
     const { countdownWaiter } = await import('./countdown.js');
     return this.deps.api(target ?? (await this.target()), {

@@ -1,4 +1,3 @@
-import { Chalk, type ChalkInstance } from 'chalk';
 import type { Env } from '../config/paths.js';
 
 /**
@@ -12,6 +11,36 @@ export function colorEnabled(isTTY: boolean, env: Env, colorFlag: boolean): bool
   return isTTY;
 }
 
-export function palette(enabled: boolean): ChalkInstance {
-  return new Chalk({ level: enabled ? 1 : 0 });
+type Style = (text: string) => string;
+
+/** The styles pets uses, named for what they mark. */
+export interface Palette {
+  bold: Style;
+  dim: Style;
+  red: Style;
+  green: Style;
+  yellow: Style;
+  /** The PROTECTED badge before a create on a guarded profile. */
+  badge: Style;
+}
+
+const same: Style = (text) => text;
+const PLAIN: Palette = { bold: same, dim: same, red: same, green: same, yellow: same, badge: same };
+
+/**
+ * chalk's styles when colour is on, else plain text. chalk loads only then: setting up its
+ * styles costs ~1 ms of start-up, and scripts, pipes and --json never show colour.
+ */
+export async function palette(enabled: boolean): Promise<Palette> {
+  if (!enabled) return PLAIN;
+  const { Chalk } = await import('chalk');
+  const chalk = new Chalk({ level: 1 });
+  return {
+    bold: chalk.bold,
+    dim: chalk.dim,
+    red: chalk.red,
+    green: chalk.green,
+    yellow: chalk.yellow,
+    badge: chalk.bgRed.white.bold,
+  };
 }

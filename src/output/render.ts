@@ -1,5 +1,5 @@
-import type { ChalkInstance } from 'chalk';
 import type { Pet, PetStatus } from '../api/contract.js';
+import type { Palette } from './color.js';
 import type { OutputMode } from './mode.js';
 import { renderJson } from './render-json.js';
 import { escapeForTerminal } from './terminal-text.js';
@@ -8,7 +8,7 @@ import { escapeForTerminal } from './terminal-text.js';
 export interface Column<T> {
   title: string;
   text(row: T): string;
-  color?(row: T, text: string, colors: ChalkInstance): string;
+  color?(row: T, text: string, colors: Palette): string;
 }
 
 /**
@@ -19,7 +19,7 @@ export async function renderRows<T>(
   columns: readonly Column<T>[],
   rows: readonly T[],
   mode: Exclude<OutputMode, 'json'>,
-  colors: ChalkInstance,
+  colors: Palette,
 ): Promise<string> {
   if (mode === 'tsv') {
     // escapeForTerminal turns tabs and newlines into \u0009 and \u000a, so a value can never
@@ -53,7 +53,7 @@ export async function renderRows<T>(
 export function renderFields(
   fields: ReadonlyArray<readonly [string, string]>,
   mode: Exclude<OutputMode, 'json'>,
-  colors: ChalkInstance,
+  colors: Palette,
 ): string {
   const width = Math.max(...fields.map(([label]) => label.length));
   return fields
@@ -65,7 +65,7 @@ export function renderFields(
     .join('');
 }
 
-const STATUS_COLORS: Record<PetStatus, (colors: ChalkInstance, text: string) => string> = {
+const STATUS_COLORS: Record<PetStatus, (colors: Palette, text: string) => string> = {
   available: (colors, text) => colors.green(text),
   pending: (colors, text) => colors.yellow(text),
   sold: (colors, text) => colors.dim(text),
@@ -85,7 +85,7 @@ export const PET_COLUMNS: readonly Column<Pet>[] = [
 export async function renderPets(
   pets: readonly Pet[],
   mode: OutputMode,
-  colors: ChalkInstance,
+  colors: Palette,
   stdoutIsTTY: boolean,
 ): Promise<string> {
   if (mode === 'json') return renderJson(pets, stdoutIsTTY);
@@ -97,7 +97,7 @@ export async function renderPets(
 export function renderPet(
   pet: Pet,
   mode: OutputMode,
-  colors: ChalkInstance,
+  colors: Palette,
   stdoutIsTTY: boolean,
 ): Promise<string> {
   return mode === 'json'

@@ -6,8 +6,8 @@ import { renderFields, renderPets } from '../../src/output/render.js';
 import { renderJson } from '../../src/output/render-json.js';
 import { escapeForTerminal } from '../../src/output/terminal-text.js';
 
-const plain = palette(false);
-const colored = palette(true);
+const plain = await palette(false);
+const colored = await palette(true);
 const pets: Pet[] = [
   { id: 9007199254740993n, name: 'Rex', categoryId: 3n, status: 'available' },
   { id: 2n, name: 'Tab\there\nnewline', categoryId: 9223372036854775807n },
@@ -24,6 +24,17 @@ describe('colorEnabled', () => {
     ['TERM=dumb', true, { TERM: 'dumb' }, true, false],
   ])('%s', (_case, isTTY, env, flag, expected) => {
     expect(colorEnabled(isTTY, env, flag)).toBe(expected);
+  });
+});
+
+describe('palette', () => {
+  it("is plain text when colour is off, and chalk's ANSI styles when on", () => {
+    expect(plain.badge(' PROTECTED ')).toBe(' PROTECTED ');
+    expect(plain.red('error:')).toBe('error:');
+    expect(colored.badge(' PROTECTED ')).toBe(
+      '\u001b[41m\u001b[37m\u001b[1m PROTECTED \u001b[22m\u001b[39m\u001b[49m',
+    );
+    expect(colored.red('error:')).toBe('\u001b[31merror:\u001b[39m');
   });
 });
 
@@ -50,7 +61,7 @@ describe('escapeForTerminal', () => {
   });
 });
 
-describe('renderPets', async () => {
+describe('renderPets', () => {
   it('writes TSV with a header, escaping tabs and newlines inside fields', async () => {
     expect(await renderPets(pets, 'tsv', plain, false)).toBe(
       'ID\tNAME\tCATEGORY\tSTATUS\n' +
