@@ -15,6 +15,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -47,6 +48,15 @@ const stubs = [
     };`,
   },
   {
+    // undici ships its HTTP parser (WebAssembly) as base64 in JavaScript, twice: with SIMD
+    // and without. Both strings would sit in undici's file and its compile cache; the build
+    // writes the bytes beside it instead (see below), and the parser reads the one it needs.
+    importer: /[\\/]undici[\\/]/,
+    path: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/,
+    contents: (path) =>
+      `module.exports = require('node:fs').readFileSync(require('node:path').join(__dirname, '${wasmFile(path)}'));`,
+  },
+  {
     // commander needs child_process only for executable subcommands, which pets has none of.
     importer: /[\\/]commander[\\/]/,
     path: /^node:child_process$/,
@@ -61,6 +71,11 @@ const stubs = [
     contents: 'export default { stdout: false, stderr: false };',
   },
 ];
+
+/** The file beside undici's bundle for one of its parser modules: llhttp_simd.wasm, say. */
+function wasmFile(module) {
+  return module.replace(/^.*\//, '').replace(/-wasm\.js$/, '.wasm');
+}
 
 // Dependencies with a file of their own, each loaded through the module of pets that names
 // its exports: named, since a default export would not survive the trip through CommonJS.
@@ -81,14 +96,18 @@ function linker(outfile, external) {
       stubs.forEach((stub, index) => {
         pluginBuild.onResolve({ filter: stub.path }, (args) =>
           stub.importer.test(args.importer)
-            ? { path: String(index), namespace: 'pets-stub' }
+            ? { path: `${index} ${args.path}`, namespace: 'pets-stub' }
             : undefined,
         );
       });
-      pluginBuild.onLoad({ filter: /.*/, namespace: 'pets-stub' }, (args) => ({
-        contents: stubs[Number(args.path)].contents,
-        loader: 'js',
-      }));
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'pets-stub' }, (args) => {
+        const [index, path] = args.path.split(' ');
+        const { contents } = stubs[Number(index)];
+        return {
+          contents: typeof contents === 'function' ? contents(path) : contents,
+          loader: 'js',
+        };
+      });
       if (external.size === 0) return;
       pluginBuild.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData === 'linker' || args.kind === 'entry-point') return undefined;
@@ -161,5 +180,10 @@ const copied = mainInputs.filter(
 if (copied.length > 0) throw new Error(`main.js and cli-stack.js would both hold ${copied}`);
 await bundle('src/sandbox/index.ts', join(outdir, 'sandbox/index.js'), vendorFiles);
 
+// undici's parsers as the bytes they are, for the stub above.
+for (const module of ['llhttp-wasm.js', 'llhttp_simd-wasm.js']) {
+  const bytes = createRequire(import.meta.url)(`undici/lib/llhttp/${module}`);
+  writeFileSync(join(outdir, 'vendor', wasmFile(module)), bytes);
+}
 // The root package.json says ES modules (for src/); this folder's files are CommonJS.
 writeFileSync(join(outdir, 'package.json'), '{ "type": "commonjs" }\n');
