@@ -1,6 +1,7 @@
 // Start-up cost: each command as a ratio to `node -e 0`, timed interleaved in one run, median
 // of N runs. `pets list --json` talks to a sandbox running in another process, with the key
-// from a profile, as a user's script would; curl makes the same request for comparison.
+// from a profile, as a user's script would. For comparison, the same request made by undici
+// alone (the least pets can cost, given undici) and by curl.
 //   node test/bench/startup.mjs [runs=21]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -38,6 +39,12 @@ const cases = [
     process.execPath,
     [bin, 'list', '--json'],
     { NODE_DISABLE_COMPILE_CACHE: '1' },
+  ],
+  [
+    'undici alone, same request (see undici-request.cjs)',
+    process.execPath,
+    [fileURLToPath(new URL('undici-request.cjs', import.meta.url)), info.baseUrl],
+    { PETS_API_KEY: info.key, UNDICI_CACHE: join(home, 'undici-cache') },
   ],
   [
     'curl, same request',
