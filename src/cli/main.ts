@@ -34,7 +34,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
   const state: RunState = {};
   try {
-    await buildProgram(ownDeps, state).parseAsync([...argv]);
+    await buildProgram(ownDeps, state, argv).parseAsync([...argv]);
     return state.session?.exitCode ?? 0;
   } catch (error) {
     if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;

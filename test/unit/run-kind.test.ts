@@ -30,3 +30,43 @@ describe('runKind', () => {
     );
   });
 });
+
+describe('buildProgram given argv', () => {
+  const commandsFor = (...words: string[]) =>
+    buildProgram(
+      createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
+      {},
+      ['node', 'pets', ...words],
+    ).commands.map((command) => command.name());
+
+  it.each([
+    [
+      ['list', '--json'],
+      ['list', 'add', 'get'],
+    ],
+    [
+      ['--profile', 'quota', 'list'],
+      ['list', 'add', 'get'],
+    ],
+    [['--timeout', '5', '-q', 'quota'], ['quota']],
+    [['profile', 'use', 'staging'], ['profile']],
+    [
+      ['completion', 'bash'],
+      ['completion', '__complete'],
+    ],
+  ])('defines only the command %j names', (words, defined) => {
+    expect(commandsFor(...words).sort()).toEqual(defined.sort());
+  });
+
+  it.each([
+    [[]],
+    [['--help']],
+    [['lst']],
+    [['help', 'list']],
+    [['__complete', 'pets', 'li']],
+    [['--', 'list']],
+    [['--profile']],
+  ])('defines every command for %j', (words) => {
+    expect(commandsFor(...words).sort()).toEqual([...COMMAND_NAMES].sort());
+  });
+});
