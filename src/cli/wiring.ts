@@ -52,8 +52,8 @@ export interface WiringOptions {
 }
 
 /**
- * The one place real dependencies are made; tests pass their own io and env. Heavy modules
- * load only when a command asks for them.
+ * The one place real dependencies are made: main passes the process's io (processIo), tests
+ * their own io and env. Heavy modules load only when a command asks for them.
  */
 export function createDeps({
   signal,
