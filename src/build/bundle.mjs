@@ -6,8 +6,8 @@
 // and a compile or a cache load):
 //   dist/cli/main.js       main, and what readies V8 (flags, compile cache): --version stops here
 //   dist/cli/cli-stack.js  all of pets's own code, with commander and chalk
-//   dist/vendor/*.js       large dependencies that only some commands use (undici, conf,
-//                          cli-table3), each loaded on first use
+//   dist/vendor/*.js       large dependencies that only some commands use (undici, with its
+//                          parsers as .wasm files, conf, cli-table3), each loaded on first use
 //   dist/sandbox/index.js  the sandbox alone, for the benchmarks
 // Each is one esbuild bundle without code splitting: an import() inside a bundle becomes code
 // that runs on first use, not a file of its own. Each file is minified CommonJS, since Node
