@@ -1,7 +1,7 @@
 // Start-up cost: each command as a ratio to `node -e 0`, timed interleaved in one run, median
 // of N runs. `pets list --json` talks to a sandbox running in another process, with the key
 // from a profile, as a user's script would. For comparison, the same request made by undici
-// alone (the least pets can cost, given undici) and by curl.
+// alone (the least pets can cost, given undici), by Node's http client alone, and by curl.
 //   node test/bench/startup.mjs [runs=21]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,6 +45,12 @@ const cases = [
     process.execPath,
     [fileURLToPath(new URL('undici-request.cjs', import.meta.url)), info.baseUrl],
     { PETS_API_KEY: info.key, UNDICI_CACHE: join(home, 'undici-cache') },
+  ],
+  [
+    'node:http alone, same request (see node-http-request.cjs)',
+    process.execPath,
+    [fileURLToPath(new URL('node-http-request.cjs', import.meta.url)), info.baseUrl],
+    { PETS_API_KEY: info.key },
   ],
   [
     'curl, same request',
