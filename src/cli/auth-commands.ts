@@ -95,14 +95,8 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
         now: run.deps.clock.now,
         signal: run.deps.signal,
       });
-      const [{ renderJson }, { renderFields }] = await Promise.all([
-        import('../output/render-json.js'),
-        import('../output/render.js'),
-      ]);
-      if (run.mode === 'json') {
-        run.print(renderJson({ ...status, quota }, run.deps.io.stdoutIsTTY));
-        return;
-      }
+      if (run.mode === 'json') return run.printJson({ ...status, quota });
+      const { renderFields } = await import('../output/render.js');
       run.print(
         renderFields(
           [

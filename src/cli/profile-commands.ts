@@ -17,13 +17,9 @@ const PROFILE_COLUMNS: readonly Column<ProfileSummary>[] = [
 ];
 
 async function printProfiles(run: Session, profiles: ProfileSummary[], asFields: boolean) {
-  const [{ renderJson }, { renderRows, renderFields }] = await Promise.all([
-    import('../output/render-json.js'),
-    import('../output/render.js'),
-  ]);
-  if (run.mode === 'json') {
-    run.print(renderJson(asFields ? profiles[0] : profiles, run.deps.io.stdoutIsTTY));
-  } else if (asFields && profiles[0] && run.mode === 'table') {
+  if (run.mode === 'json') return run.printJson(asFields ? profiles[0] : profiles);
+  const { renderRows, renderFields } = await import('../output/render.js');
+  if (asFields && profiles[0] && run.mode === 'table') {
     const p = profiles[0];
     run.print(
       renderFields(

@@ -72,21 +72,17 @@ export function registerQuotaCommand(program: Command, session: SessionSource): 
         now: run.deps.clock.now,
         signal: run.deps.signal,
       });
-      const [{ renderJson }, { renderFields }] = await Promise.all([
-        import('../output/render-json.js'),
-        import('../output/render.js'),
-      ]);
+      if (run.mode === 'json') return run.printJson(report);
+      const { renderFields } = await import('../output/render.js');
       run.print(
-        run.mode === 'json'
-          ? renderJson(report, run.deps.io.stdoutIsTTY)
-          : renderFields(
-              [
-                ['profile', report.profile],
-                ...quotaFields(report, run.deps.clock.now(), run.mode === 'table'),
-              ],
-              run.mode,
-              await run.stdoutColors(),
-            ),
+        renderFields(
+          [
+            ['profile', report.profile],
+            ...quotaFields(report, run.deps.clock.now(), run.mode === 'table'),
+          ],
+          run.mode,
+          await run.stdoutColors(),
+        ),
       );
     });
 }

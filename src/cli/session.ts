@@ -87,8 +87,8 @@ export class Session {
     );
   }
 
-  /** JSON needs no table library, so scripts asking for it do not load one. */
-  private async printJson(value: unknown): Promise<void> {
+  /** `value` as exact JSON on stdout. It needs no table library, so --json loads none. */
+  async printJson(value: unknown): Promise<void> {
     const { renderJson } = await import('../output/render-json.js');
     this.print(renderJson(value, this.deps.io.stdoutIsTTY));
   }
