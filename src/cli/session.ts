@@ -73,18 +73,14 @@ export class Session {
   async printPets(pets: readonly Pet[]): Promise<void> {
     if (this.mode === 'json') return this.printJson(pets);
     const { renderPets } = await import('../output/render.js');
-    this.print(
-      await renderPets(pets, this.mode, await this.stdoutColors(), this.deps.io.stdoutIsTTY),
-    );
+    this.print(await renderPets(pets, this.mode, await this.stdoutColors()));
   }
 
   /** One pet: the object itself with --json, else a one-row table or TSV. */
   async printPet(pet: Pet): Promise<void> {
     if (this.mode === 'json') return this.printJson(pet);
-    const { renderPet } = await import('../output/render.js');
-    this.print(
-      await renderPet(pet, this.mode, await this.stdoutColors(), this.deps.io.stdoutIsTTY),
-    );
+    const { renderPets } = await import('../output/render.js');
+    this.print(await renderPets([pet], this.mode, await this.stdoutColors()));
   }
 
   /** `value` as exact JSON on stdout. It needs no table library, so --json loads none. */

@@ -1,7 +1,6 @@
 import type { Pet, PetStatus } from '../api/contract.js';
 import type { Palette } from './color.js';
 import type { OutputMode } from './mode.js';
-import { renderJson } from './render-json.js';
 import { escapeForTerminal } from './terminal-text.js';
 
 /** A column of a table or TSV: its title, its plain text, and optionally how a terminal colours it. */
@@ -82,25 +81,12 @@ export const PET_COLUMNS: readonly Column<Pet>[] = [
   },
 ];
 
+/** Pets as a table or TSV, and nothing for none. JSON is render-json.ts's. */
 export async function renderPets(
   pets: readonly Pet[],
-  mode: OutputMode,
+  mode: Exclude<OutputMode, 'json'>,
   colors: Palette,
-  stdoutIsTTY: boolean,
 ): Promise<string> {
-  if (mode === 'json') return renderJson(pets, stdoutIsTTY);
   if (pets.length === 0) return '';
   return renderRows(PET_COLUMNS, pets, mode, colors);
-}
-
-/** One pet: the object itself with --json, else a one-row table or TSV. */
-export function renderPet(
-  pet: Pet,
-  mode: OutputMode,
-  colors: Palette,
-  stdoutIsTTY: boolean,
-): Promise<string> {
-  return mode === 'json'
-    ? Promise.resolve(renderJson(pet, stdoutIsTTY))
-    : renderPets([pet], mode, colors, stdoutIsTTY);
 }

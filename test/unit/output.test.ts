@@ -63,7 +63,7 @@ describe('escapeForTerminal', () => {
 
 describe('renderPets', () => {
   it('writes TSV with a header, escaping tabs and newlines inside fields', async () => {
-    expect(await renderPets(pets, 'tsv', plain, false)).toBe(
+    expect(await renderPets(pets, 'tsv', plain)).toBe(
       'ID\tNAME\tCATEGORY\tSTATUS\n' +
         '9007199254740993\tRex\t3\tavailable\n' +
         '2\tTab\\u0009here\\u000anewline\t9223372036854775807\t\n',
@@ -71,14 +71,14 @@ describe('renderPets', () => {
   });
 
   it('draws a table without ANSI codes when colour is off', async () => {
-    const table = await renderPets(pets, 'table', plain, true);
+    const table = await renderPets(pets, 'table', plain);
     expect(table).toContain('9007199254740993');
     expect(table).toMatch(/│ ID\s+│ NAME/);
     expect(table).not.toContain('\u001b');
   });
 
   it('colours the status and headers when colour is on', async () => {
-    const table = await renderPets(pets, 'table', colored, true);
+    const table = await renderPets(pets, 'table', colored);
     expect(table).toContain('\u001b[32mavailable\u001b[39m');
     expect(table).toContain('\u001b[1mID\u001b[22m');
   });
@@ -89,7 +89,7 @@ describe('renderPets', () => {
       { id: 2n, name: '🐶🐱', categoryId: 1n, status: 'sold' },
       { id: 3n, name: 'abcd', categoryId: 1n, status: 'sold' },
     ];
-    const rows = (await renderPets(wide, 'table', plain, true))
+    const rows = (await renderPets(wide, 'table', plain))
       .split('\n')
       .filter((l) => l.includes('sold'));
     const bars = rows.map((row) => {
@@ -107,16 +107,16 @@ describe('renderPets', () => {
   });
 
   it('prints exact JSON, pretty on a terminal and one line in a pipe', async () => {
-    expect(await renderPets(pets.slice(0, 1), 'json', plain, false)).toBe(
+    expect(renderJson(pets.slice(0, 1), false)).toBe(
       '[{"id":9007199254740993,"name":"Rex","categoryId":3,"status":"available"}]\n',
     );
     expect(renderJson({ a: 1 }, true)).toBe('{\n  "a": 1\n}\n');
   });
 
   it('prints nothing for an empty list, except [] in JSON', async () => {
-    expect(await renderPets([], 'table', plain, true)).toBe('');
-    expect(await renderPets([], 'tsv', plain, false)).toBe('');
-    expect(await renderPets([], 'json', plain, false)).toBe('[]\n');
+    expect(await renderPets([], 'table', plain)).toBe('');
+    expect(await renderPets([], 'tsv', plain)).toBe('');
+    expect(renderJson([], false)).toBe('[]\n');
   });
 });
 
