@@ -1,21 +1,17 @@
 import type { Command } from 'commander';
 import type { PetStatus } from '../api/contract.js';
 import { UsageError } from '../errors.js';
+import type { AddFileFlags } from './add-file.js';
 import { parseId, parseLimit, parseName, parsePositiveInteger, parseStatus } from './arguments.js';
 import { registerGetCommand } from './get-command.js';
 import type { SessionSource } from './program.js';
 import { examples } from './program.js';
 
-interface AddFlags {
+/** add's flags: one pet's fields, or a file's (add-file.ts). */
+interface AddFlags extends Partial<AddFileFlags> {
   name?: string;
   categoryId?: bigint;
   status?: PetStatus;
-  file?: string;
-  format?: string;
-  concurrency?: number;
-  journal?: string;
-  retryUnknown?: boolean;
-  yes?: boolean;
 }
 
 export function registerPetCommands(program: Command, session: SessionSource): void {
