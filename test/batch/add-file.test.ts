@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64-json.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { apiEnv } from '../helpers/api-env.js';
 import { fakeClock } from '../helpers/fake-clock.js';
 import { sendJson, startFaultServer } from '../helpers/fault-server.js';
 import { runMain } from '../helpers/run-main.js';
@@ -16,13 +16,8 @@ let env: Record<string, string>;
 beforeEach(async () => {
   sandbox = await startSandbox({ plan: 'unlimited', firstId: 9007199254740993n });
   dir = mkdtempSync(join(tmpdir(), 'pets-batch-'));
-  env = {
-    PETS_CONFIG_DIR: tempConfigDir(),
-    // staging: production is protected, and its confirmation has tests of its own.
-    PETS_PROFILE: 'staging',
-    PETS_BASE_URL: sandbox.baseUrl,
-    PETS_API_KEY: sandbox.key,
-  };
+  // staging: production is protected, and its confirmation has tests of its own.
+  env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
 });
 afterEach(() => sandbox.close());
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64-json.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { apiEnv } from '../helpers/api-env.js';
 import { runMain } from '../helpers/run-main.js';
 
 const BIG = 9007199254740993n;
@@ -13,11 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {
-  env = {
-    PETS_CONFIG_DIR: tempConfigDir(),
-    PETS_BASE_URL: sandbox.baseUrl,
-    PETS_API_KEY: sandbox.key,
-  };
+  env = apiEnv(sandbox);
 });
 
 async function addPet(name: string, status: string) {

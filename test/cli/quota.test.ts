@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { apiEnv } from '../helpers/api-env.js';
 import { runMain } from '../helpers/run-main.js';
 
 let sandbox: RunningSandbox;
@@ -11,11 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 beforeEach(() => {
-  env = {
-    PETS_CONFIG_DIR: tempConfigDir(),
-    PETS_BASE_URL: sandbox.baseUrl,
-    PETS_API_KEY: sandbox.key,
-  };
+  env = apiEnv(sandbox);
 });
 
 describe('pets quota', () => {

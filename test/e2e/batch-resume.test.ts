@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { apiEnv } from '../helpers/api-env.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 
 let sandbox: RunningSandbox;
@@ -20,12 +20,7 @@ describe('an interrupted batch', () => {
     const input = join(dir, 'pets.ndjson');
     const names = Array.from({ length: 40 }, (_, i) => `Resume ${i}`);
     writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
-    const env = {
-      PETS_CONFIG_DIR: tempConfigDir(),
-      PETS_PROFILE: 'staging',
-      PETS_BASE_URL: sandbox.baseUrl,
-      PETS_API_KEY: sandbox.key,
-    };
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
 
     const child = spawn(process.execPath, [BIN, 'add', '--file', input], {
       env: { PATH: process.env.PATH, ...env },
@@ -62,12 +57,7 @@ describe('an interrupted batch', () => {
           JSON.stringify({ name: `W${i}`, categoryId: 1 }),
         ).join('\n'),
       );
-      const env = {
-        PETS_CONFIG_DIR: tempConfigDir(),
-        PETS_PROFILE: 'staging',
-        PETS_BASE_URL: unlimited.baseUrl,
-        PETS_API_KEY: unlimited.key,
-      };
+      const env = apiEnv(unlimited, { PETS_PROFILE: 'staging' });
       const result = await runBinary(['add', '--file', input, '--concurrency', '16'], env);
       expect(result.code).toBe(0);
       expect(result.stderr).toBe(

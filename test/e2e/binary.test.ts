@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64-json.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { apiEnv } from '../helpers/api-env.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 
@@ -23,11 +23,7 @@ afterAll(async () => {
   await fault.close();
 });
 beforeEach(() => {
-  env = {
-    PETS_CONFIG_DIR: tempConfigDir(),
-    PETS_BASE_URL: sandbox.baseUrl,
-    PETS_API_KEY: sandbox.key,
-  };
+  env = apiEnv(sandbox);
 });
 
 const atFault = () => ({ ...env, PETS_BASE_URL: fault.baseUrl, PETS_API_KEY: 'fault_key_abcdef' });
