@@ -181,8 +181,9 @@ if (copied.length > 0) throw new Error(`main.js and cli-stack.js would both hold
 await bundle('src/sandbox/index.ts', join(outdir, 'sandbox/index.js'), vendorFiles);
 
 // undici's parsers as the bytes they are, for the stub above.
+const require = createRequire(import.meta.url);
 for (const module of ['llhttp-wasm.js', 'llhttp_simd-wasm.js']) {
-  const bytes = createRequire(import.meta.url)(`undici/lib/llhttp/${module}`);
+  const bytes = require(`undici/lib/llhttp/${module}`);
   writeFileSync(join(outdir, 'vendor', wasmFile(module)), bytes);
 }
 // The root package.json says ES modules (for src/); this folder's files are CommonJS.
