@@ -17,9 +17,12 @@ import { ContractViolation, readErrorBody, readPet, readPets } from './validate.
 /** Where requests go and as whom: the resolved profile. */
 export interface ApiTarget {
   profile: string;
+  /** What chose the profile: --profile, PETS_PROFILE or the config's active profile. */
+  profileSource?: 'flag' | 'environment' | 'config';
   baseUrl: string;
+  baseUrlSource?: 'environment' | 'config';
   apiKey: string;
-  keySource: 'environment' | 'profile';
+  keySource: 'environment' | 'config';
   /** Creates on this profile show a badge, and batches ask first. */
   protected: boolean;
 }

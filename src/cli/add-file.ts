@@ -6,6 +6,7 @@ import type { ApiTarget } from '../api/client.js';
 import { UsageError, type ErrorJson } from '../errors.js';
 import type { Column } from '../output/render.js';
 import { defaultConcurrency } from './batch-concurrency.js';
+import { confirmProtectedProfile } from './confirm.js';
 import { ProgressLine } from './progress.js';
 import type { Session } from './session.js';
 
@@ -30,24 +31,14 @@ async function confirmProtected(
 ) {
   if (!target.protected) return;
   await run.protectedBadge(target);
-  if (yes) return;
-  if (!run.canPrompt || recordsOnStdin) {
-    throw new UsageError(
-      `profile "${target.profile}" is protected: a batch into it needs --yes here`,
-      {
-        hint: 'Nobody can be asked to confirm (no terminal on stdin, or --no-input); nothing was sent.',
-      },
-    );
-  }
-  const { promptLine } = await import('./prompt-secret.js');
-  const typed = await promptLine(
-    `Import into protected profile "${target.profile}" (${new URL(target.baseUrl).host})? Type its name to go on: `,
-    run.deps.io.stdin,
-    run.deps.io.stderr,
-  );
-  if (typed.trim() !== target.profile) {
-    throw new UsageError('that is not the profile name; nothing was sent');
-  }
+  await confirmProtectedProfile(run, {
+    profile: target.profile,
+    question: `Import into protected profile "${target.profile}" (${new URL(target.baseUrl).host})?`,
+    action: 'a batch into it',
+    nothingDone: 'nothing was sent',
+    yes,
+    stdinBusy: recordsOnStdin,
+  });
 }
 
 // After Ctrl-C, requests already sent get this long to answer before they are cut off

@@ -86,9 +86,10 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
       ]);
       const status = await authStatus(target, { api, signal: run.deps.signal });
       // The check just made a request, so the quota comes from the gate without another.
-      const [{ showQuota }, { quotaFields }] = await Promise.all([
+      const [{ showQuota }, { quotaFields }, { sourceName }] = await Promise.all([
         import('../commands/quota.js'),
         import('./quota-command.js'),
+        import('../config/resolve-target.js'),
       ]);
       const quota = await showQuota(target, {
         api,
@@ -100,12 +101,9 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
       run.print(
         renderFields(
           [
-            ['profile', status.profile],
-            ['base url', status.baseUrl],
-            [
-              'key',
-              `${status.key} (from ${status.keySource === 'environment' ? 'PETS_API_KEY' : 'the profile'})`,
-            ],
+            ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'profile')})`],
+            ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'baseUrl')})`],
+            ['key', `${status.key} (from ${sourceName(status.keySource, 'key')})`],
             ['valid', 'yes'],
             ...quotaFields(quota, run.deps.clock.now(), run.mode === 'table'),
           ],

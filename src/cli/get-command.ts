@@ -26,6 +26,7 @@ export function registerGetCommand(program: Command, session: SessionSource): vo
       const run = session();
       const fromStdin = args.length === 1 && args[0] === '-';
       const ids = fromStdin ? [] : parseIdArguments(args);
+      await run.environmentLine(await run.target());
       let deprecation: DeprecationHeaders = {};
       try {
         if (ids.length === 1 && ids[0] !== undefined) {

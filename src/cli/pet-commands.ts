@@ -35,7 +35,12 @@ export function registerPetCommands(program: Command, session: SessionSource): v
     )
     .action(async (options: { limit?: number; status?: PetStatus }) => {
       const run = session();
-      const [{ listPets }, api] = await Promise.all([import('../commands/list.js'), run.api()]);
+      const target = await run.target();
+      await run.environmentLine(target);
+      const [{ listPets }, api] = await Promise.all([
+        import('../commands/list.js'),
+        run.api(target),
+      ]);
       const pets = await listPets(options, { api, signal: run.deps.signal });
       await run.printPets(pets);
       if (pets.length === 0) run.notice('No pets found.');

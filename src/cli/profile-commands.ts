@@ -1,43 +1,90 @@
 import type { Command } from 'commander';
 import type { ProfileSummary } from '../commands/profile.js';
+import type { SettingSource } from '../config/resolve-target.js';
 import type { Column } from '../output/render.js';
+import { BUILT_IN_PROFILES } from '../config/store.js';
+import { confirmProtectedProfile } from './confirm.js';
 import { examples, type SessionSource } from './program.js';
 import type { Session } from './session.js';
 
-const PROFILE_COLUMNS: readonly Column<ProfileSummary>[] = [
-  {
-    title: 'ACTIVE',
-    text: (p) => (p.active ? '*' : ''),
-    color: (_p, text, colors) => colors.green(text),
-  },
-  { title: 'NAME', text: (p) => p.name },
-  { title: 'BASE URL', text: (p) => p.baseUrl ?? '(not set)' },
-  { title: 'KEY', text: (p) => p.key },
-  { title: 'PROTECTED', text: (p) => (p.protected ? 'yes' : '') },
-];
+/**
+ * Profiles' columns. On a terminal a value the environment set names its variable; TSV keeps
+ * the bare values for scripts (--json has the sources as fields).
+ */
+function profileColumns(mode: 'table' | 'tsv'): readonly Column<ProfileSummary>[] {
+  const withSource = (value: string, source: string | null, variable: string) =>
+    mode === 'table' && source === 'environment' ? `${value} (${variable})` : value;
+  return [
+    {
+      title: 'ACTIVE',
+      text: (p) => (p.active ? '*' : ''),
+      color: (_p, text, colors) => colors.green(text),
+    },
+    { title: 'NAME', text: (p) => p.name },
+    {
+      title: 'BASE URL',
+      text: (p) => withSource(p.baseUrl ?? '(not set)', p.baseUrlSource, 'PETS_BASE_URL'),
+    },
+    { title: 'KEY', text: (p) => withSource(p.key, p.keySource, 'PETS_API_KEY') },
+    { title: 'PROTECTED', text: (p) => (p.protected ? 'yes' : '') },
+  ];
+}
+
+const FROM: Record<SettingSource, (setting: string) => string> = {
+  flag: () => 'from --profile',
+  environment: (variable) => `from ${variable}`,
+  config: () => 'from the config',
+};
+
+function profileFields(p: ProfileSummary): Array<[string, string]> {
+  const from = (source: SettingSource | null, variable: string) =>
+    source ? ` (${FROM[source](variable)})` : '';
+  return [
+    ['name', p.name],
+    ['in use', p.active ? `yes${from(p.activeSource, 'PETS_PROFILE')}` : 'no'],
+    ['base url', `${p.baseUrl ?? '(not set)'}${from(p.baseUrlSource, 'PETS_BASE_URL')}`],
+    ['key', `${p.key}${from(p.keySource, 'PETS_API_KEY')}`],
+    ['protected', p.protected ? 'yes' : 'no'],
+  ];
+}
 
 async function printProfiles(run: Session, profiles: ProfileSummary[], asFields: boolean) {
   if (run.mode === 'json') return run.printJson(asFields ? profiles[0] : profiles);
   const { renderRows, renderFields } = await import('../output/render.js');
+  const colors = await run.stdoutColors();
   if (asFields && profiles[0] && run.mode === 'table') {
-    const p = profiles[0];
-    run.print(
-      renderFields(
-        [
-          ['name', p.name],
-          ['active', p.active ? 'yes' : 'no'],
-          ['base url', p.baseUrl ?? '(not set)'],
-          ['key', p.key],
-          ['protected', p.protected ? 'yes' : 'no'],
-        ],
-        run.mode,
-        await run.stdoutColors(),
-      ),
-    );
+    run.print(renderFields(profileFields(profiles[0]), run.mode, colors));
   } else {
-    run.print(await renderRows(PROFILE_COLUMNS, profiles, run.mode, await run.stdoutColors()));
+    run.print(await renderRows(profileColumns(run.mode), profiles, run.mode, colors));
   }
 }
+
+/**
+ * Warnings for what the environment (or --profile) changes behind the config's back: the
+ * profile in use, its address, its key. `activeName` is the config's active profile.
+ */
+async function warnOverrides(run: Session, activeName: string): Promise<void> {
+  const { env } = run.deps;
+  const chosenBy =
+    run.globals.profile !== undefined
+      ? `--profile ${run.globals.profile}`
+      : env.PETS_PROFILE
+        ? `PETS_PROFILE=${env.PETS_PROFILE}`
+        : undefined;
+  const chosen = run.globals.profile ?? (env.PETS_PROFILE || undefined);
+  if (chosenBy && chosen !== activeName) {
+    await run.warn(
+      `${chosenBy} overrides the active profile "${activeName}": commands use "${chosen}"` +
+        (run.globals.profile === undefined ? ' until PETS_PROFILE is unset.' : '.'),
+    );
+  }
+  if (env.PETS_BASE_URL) {
+    await run.warn("PETS_BASE_URL is set and overrides every profile's base URL.");
+  }
+  if (env.PETS_API_KEY) await run.warn("PETS_API_KEY is set and overrides every profile's key.");
+}
+
+const builtIn = (name: string) => (BUILT_IN_PROFILES as readonly string[]).includes(name);
 
 export function registerProfileCommands(program: Command, session: SessionSource): void {
   const profile = program
@@ -54,19 +101,24 @@ export function registerProfileCommands(program: Command, session: SessionSource
 
   profile
     .command('list')
-    .description('list profiles; * marks the active one')
+    .description(
+      'list profiles; * marks the one in use (--profile, PETS_PROFILE or the active one)',
+    )
     .addHelpText('before', examples('pets profile list', 'pets profile list --json'))
     .action(async () => {
       const run = session();
       const { listProfiles } = await import('../commands/profile.js');
-      await printProfiles(run, listProfiles({ config: await run.config() }), false);
+      const config = await run.config();
+      const view = { config, env: run.deps.env, profileFlag: run.globals.profile };
+      await printProfiles(run, listProfiles(view), false);
+      await warnOverrides(run, config.read().activeProfile);
     });
 
   profile
     .command('show')
-    .description('show a profile (default: the one in use)')
+    .description('show a profile as commands use it, and where each setting comes from')
     .addHelpText('before', examples('pets profile show', 'pets profile show staging --json'))
-    .argument('[name]', 'profile name')
+    .argument('[name]', 'profile name (default: the one in use)')
     .action(async (name: string | undefined) => {
       const run = session();
       const [{ showProfile }, { chooseProfile }] = await Promise.all([
@@ -75,7 +127,9 @@ export function registerProfileCommands(program: Command, session: SessionSource
       ]);
       const config = await run.config();
       const chosen = name ?? chooseProfile(config.read(), run.globals.profile, run.deps.env);
-      await printProfiles(run, [showProfile(chosen, { config })], true);
+      const view = { config, env: run.deps.env, profileFlag: run.globals.profile };
+      await printProfiles(run, [showProfile(chosen, view)], true);
+      await warnOverrides(run, config.read().activeProfile);
     });
 
   profile
@@ -88,6 +142,7 @@ export function registerProfileCommands(program: Command, session: SessionSource
       const { useProfile } = await import('../commands/profile.js');
       const used = await useProfile(name, { config: await run.config() });
       run.notice(`Now using profile "${used.name}" (${used.baseUrl ?? 'no base URL yet'}).`);
+      await warnOverrides(run, used.name);
     });
 
   profile
@@ -122,12 +177,28 @@ export function registerProfileCommands(program: Command, session: SessionSource
   profile
     .command('remove')
     .description('remove a profile (production and staging are only cleared)')
-    .addHelpText('before', examples('pets profile remove dev', 'pets profile remove staging'))
+    .addHelpText(
+      'before',
+      examples('pets profile remove dev', 'pets profile remove production --yes'),
+    )
     .argument('<name>', 'profile name')
-    .action(async (name: string) => {
+    .option('--yes', 'remove a protected profile without typing its name')
+    .action(async (name: string, options: { yes?: boolean }) => {
       const run = session();
-      const { removeProfile } = await import('../commands/profile.js');
-      const removed = await removeProfile(name, { config: await run.config() });
+      const { removeProfile, savedProfile } = await import('../commands/profile.js');
+      const config = await run.config();
+      const saved = savedProfile(name, { config });
+      if (saved.protected) {
+        const where = saved.baseUrl ? ` (${new URL(saved.baseUrl).host})` : '';
+        await confirmProtectedProfile(run, {
+          profile: name,
+          question: `${builtIn(name) ? 'Clear' : 'Remove'} protected profile "${name}"${where}?`,
+          action: 'removing it',
+          nothingDone: 'nothing was changed',
+          yes: options.yes === true,
+        });
+      }
+      const removed = await removeProfile(name, { config });
       run.notice(
         removed.cleared
           ? `Profile "${name}" always exists: its base URL and key were cleared.`

@@ -63,6 +63,7 @@ export function registerQuotaCommand(program: Command, session: SessionSource): 
     .action(async () => {
       const run = session();
       const target = await run.target();
+      await run.environmentLine(target);
       const [{ showQuota }, api] = await Promise.all([
         import('../commands/quota.js'),
         run.api(target),

@@ -65,6 +65,17 @@ export class Session {
     );
   }
 
+  /**
+   * On a terminal, a dim line naming the profile and host a read goes to, so that nobody
+   * mistakes production's answer for staging's. Nothing in a pipe or with --quiet.
+   */
+  async environmentLine(target: ApiTarget): Promise<void> {
+    if (!this.showsProgress) return;
+    const colors = await this.stderrColors();
+    const host = new URL(target.baseUrl).host;
+    this.deps.io.stderr.write(`${colors.dim(escapeForTerminal(`${target.profile} · ${host}`))}\n`);
+  }
+
   print(text: string): void {
     this.deps.io.stdout.write(text);
   }
@@ -94,15 +105,27 @@ export class Session {
     if (!this.globals.quiet) this.deps.io.stderr.write(`${escapeForTerminal(text)}\n`);
   }
 
+  /** A warning, its label coloured as errors' are; --quiet silences it. */
+  async warn(text: string): Promise<void> {
+    if (this.globals.quiet) return;
+    const colors = await this.stderrColors();
+    this.deps.io.stderr.write(`${colors.yellow('warning:')} ${escapeForTerminal(text)}\n`);
+  }
+
   async config(): Promise<ConfigStore> {
     return this.deps.config();
   }
 
+  private resolvedTarget?: ApiTarget;
+
+  /** The profile, address and key of this run, resolved once. */
   async target(): Promise<ApiTarget> {
+    if (this.resolvedTarget) return this.resolvedTarget;
     const { resolveTarget } = await import('../config/resolve-target.js');
     const store = await this.config();
     const target = resolveTarget(store.read(), this.globals.profile, this.deps.env);
     this.secrets.add(target.apiKey);
+    this.resolvedTarget = target;
     return target;
   }
 

@@ -42,7 +42,9 @@ export async function logout(
 
 export interface AuthStatus {
   profile: string;
+  profileSource: NonNullable<ApiTarget['profileSource']>;
   baseUrl: string;
+  baseUrlSource: NonNullable<ApiTarget['baseUrlSource']>;
   key: string;
   keySource: ApiTarget['keySource'];
   /** Whether the server accepted the key on a one-pet list request. */
@@ -57,7 +59,9 @@ export async function authStatus(
   await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
   return {
     profile: target.profile,
+    profileSource: target.profileSource ?? 'config',
     baseUrl: target.baseUrl,
+    baseUrlSource: target.baseUrlSource ?? 'config',
     key: keyHint(target.apiKey),
     keySource: target.keySource,
     valid: true,

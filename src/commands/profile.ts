@@ -1,5 +1,12 @@
 import { checkBaseUrl } from '../config/base-url.js';
 import { keyHint } from '../config/key-hint.js';
+import type { Env } from '../config/paths.js';
+import {
+  chooseProfileWithSource,
+  effectiveSettings,
+  type ChosenProfile,
+  type SettingSource,
+} from '../config/resolve-target.js';
 import {
   BUILT_IN_PROFILES,
   checkProfileName,
@@ -8,16 +15,33 @@ import {
 } from '../config/store.js';
 import { UsageError } from '../errors.js';
 
+/** A profile as commands would use it now: environment variables applied. */
 export interface ProfileSummary {
   name: string;
+  /** Whether commands use this profile now (--profile, PETS_PROFILE or the active profile). */
   active: boolean;
+  /** What made it the one in use; null when it is not. */
+  activeSource: SettingSource | null;
   baseUrl: string | null;
+  baseUrlSource: 'environment' | 'config' | null;
   /** The key as shown to people: its last 4 characters at most. */
   key: string;
+  keySource: 'environment' | 'config' | null;
   protected: boolean;
 }
 
 type ConfigDeps = { config: ConfigStore };
+/** What decides the profile in use and overrides its settings: --profile and the environment. */
+type ViewDeps = ConfigDeps & { env: Env; profileFlag?: string };
+
+/** The profile commands use now, or undefined when --profile or PETS_PROFILE names none. */
+export function profileInUse(deps: ViewDeps): ChosenProfile | undefined {
+  try {
+    return chooseProfileWithSource(deps.config.read(), deps.profileFlag, deps.env);
+  } catch {
+    return undefined;
+  }
+}
 
 function unknownProfile(name: string): UsageError {
   return new UsageError(`there is no profile named "${name}"`, {
@@ -25,23 +49,36 @@ function unknownProfile(name: string): UsageError {
   });
 }
 
-export function listProfiles(deps: ConfigDeps): ProfileSummary[] {
+export function listProfiles(deps: ViewDeps): ProfileSummary[] {
   const data = deps.config.read();
+  const inUse = profileInUse(deps);
   return Object.entries(data.profiles)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, profile]) => ({
-      name,
-      active: name === data.activeProfile,
-      baseUrl: profile.baseUrl ?? null,
-      key: keyHint(profile.apiKey),
-      protected: isProtected(name, profile),
-    }));
+    .map(([name, profile]) => {
+      const settings = effectiveSettings(data, name, deps.env);
+      const active = name === inUse?.name;
+      return {
+        name,
+        active,
+        activeSource: active ? inUse.source : null,
+        baseUrl: settings.baseUrl ?? null,
+        baseUrlSource: settings.baseUrlSource,
+        key: keyHint(settings.apiKey),
+        keySource: settings.keySource,
+        protected: isProtected(name, profile),
+      };
+    });
 }
 
-export function showProfile(name: string, deps: ConfigDeps): ProfileSummary {
+export function showProfile(name: string, deps: ViewDeps): ProfileSummary {
   const summary = listProfiles(deps).find((profile) => profile.name === name);
   if (!summary) throw unknownProfile(name);
   return summary;
+}
+
+/** A profile as saved in the config, without the environment's overrides. */
+export function savedProfile(name: string, deps: ConfigDeps): ProfileSummary {
+  return showProfile(name, { config: deps.config, env: {} });
 }
 
 export async function useProfile(name: string, deps: ConfigDeps): Promise<ProfileSummary> {
@@ -49,7 +86,7 @@ export async function useProfile(name: string, deps: ConfigDeps): Promise<Profil
     if (!(name in data.profiles)) throw unknownProfile(name);
     data.activeProfile = name;
   });
-  return showProfile(name, deps);
+  return savedProfile(name, deps);
 }
 
 /** Creates the profile if it does not exist yet, or changes what is given; keeps its key. */
@@ -73,7 +110,7 @@ export async function setProfile(
       ...(settings.protected === undefined ? {} : { protected: settings.protected }),
     };
   });
-  return showProfile(name, deps);
+  return savedProfile(name, deps);
 }
 
 export interface RemovedProfile {

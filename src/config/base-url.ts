@@ -35,5 +35,17 @@ export function checkBaseUrl(text: string, origin: string): string {
   // A password in the URL would sit in argv and in the config file; keys go through `auth login`.
   if (url.username || url.password) throw refuse('must not contain a user name or password');
   if (url.search || url.hash) throw refuse('must not contain a query or a fragment');
-  return url.href.replace(/\/+$/, '');
+  const href = url.href.replace(/\/+$/, '');
+  // Without /v1 every path is wrong, and the 404s read as "no such pet" (exit 3) to scripts.
+  if (!url.pathname.replace(/\/+$/, '').endsWith('/v1')) {
+    throw new UsageError(`${origin}: the address must end in /v1 (the API's version)`, {
+      hint: `Use: ${withV1(href)}`,
+    });
+  }
+  return href;
+}
+
+/** The address with its last segment made /v1: appended, or replacing another version. */
+function withV1(href: string): string {
+  return /\/v\d+$/.test(href) ? href.replace(/\/v\d+$/, '/v1') : `${href}/v1`;
 }

@@ -4,17 +4,69 @@ import { checkBaseUrl } from './base-url.js';
 import type { Env } from './paths.js';
 import { isProtected, type ConfigData } from './store.js';
 
-/** --profile, else PETS_PROFILE, else the active profile. */
-export function chooseProfile(data: ConfigData, profileFlag: string | undefined, env: Env): string {
-  const name = profileFlag ?? (env.PETS_PROFILE || undefined) ?? data.activeProfile;
-  if (!(name in data.profiles)) {
-    const from =
-      profileFlag !== undefined ? '--profile' : env.PETS_PROFILE ? 'PETS_PROFILE' : 'the config';
-    throw new UsageError(`there is no profile named "${name}" (from ${from})`, {
-      hint: `Create it with \`pets profile set ${name} --base-url <url>\`, or see \`pets profile list\`.`,
-    });
+/** Where a setting in use came from. Precedence: flag > environment > config. */
+export type SettingSource = 'flag' | 'environment' | 'config';
+
+/** The profile a command uses, and what chose it. */
+export interface ChosenProfile {
+  name: string;
+  source: SettingSource;
+}
+
+/** --profile, else PETS_PROFILE, else the active profile, and which of them it was. */
+export function chooseProfileWithSource(
+  data: ConfigData,
+  profileFlag: string | undefined,
+  env: Env,
+): ChosenProfile {
+  const chosen: ChosenProfile =
+    profileFlag !== undefined
+      ? { name: profileFlag, source: 'flag' }
+      : env.PETS_PROFILE
+        ? { name: env.PETS_PROFILE, source: 'environment' }
+        : { name: data.activeProfile, source: 'config' };
+  if (!(chosen.name in data.profiles)) {
+    throw new UsageError(
+      `there is no profile named "${chosen.name}" (from ${sourceName(chosen.source, 'profile')})`,
+      {
+        hint: `Create it with \`pets profile set ${chosen.name} --base-url <url>\`, or see \`pets profile list\`.`,
+      },
+    );
   }
-  return name;
+  return chosen;
+}
+
+export function chooseProfile(data: ConfigData, profileFlag: string | undefined, env: Env): string {
+  return chooseProfileWithSource(data, profileFlag, env).name;
+}
+
+/** How people read a source: the flag or variable by name, or the config. */
+export function sourceName(source: SettingSource, setting: 'profile' | 'baseUrl' | 'key'): string {
+  if (source === 'config') return 'the config';
+  if (source === 'flag') return '--profile';
+  return { profile: 'PETS_PROFILE', baseUrl: 'PETS_BASE_URL', key: 'PETS_API_KEY' }[setting];
+}
+
+/** A profile's address and key as a request would use them: the environment beats the config. */
+export interface EffectiveSettings {
+  baseUrl: string | undefined;
+  baseUrlSource: 'environment' | 'config' | null;
+  apiKey: string | undefined;
+  keySource: 'environment' | 'config' | null;
+}
+
+export function effectiveSettings(data: ConfigData, profile: string, env: Env): EffectiveSettings {
+  const saved = data.profiles[profile] ?? {};
+  const baseUrl = env.PETS_BASE_URL
+    ? checkBaseUrl(env.PETS_BASE_URL, 'PETS_BASE_URL')
+    : saved.baseUrl;
+  const apiKey = env.PETS_API_KEY || saved.apiKey;
+  return {
+    baseUrl,
+    baseUrlSource: env.PETS_BASE_URL ? 'environment' : baseUrl ? 'config' : null,
+    apiKey,
+    keySource: env.PETS_API_KEY ? 'environment' : apiKey ? 'config' : null,
+  };
 }
 
 /** The profile, base URL and key a request goes out with. Flag > environment > config. */
@@ -23,11 +75,8 @@ export function resolveTarget(
   profileFlag: string | undefined,
   env: Env,
 ): ApiTarget {
-  const profile = chooseProfile(data, profileFlag, env);
-  const saved = data.profiles[profile] ?? {};
-  const baseUrl = env.PETS_BASE_URL
-    ? checkBaseUrl(env.PETS_BASE_URL, 'PETS_BASE_URL')
-    : saved.baseUrl;
+  const { name: profile, source: profileSource } = chooseProfileWithSource(data, profileFlag, env);
+  const { baseUrl, baseUrlSource, apiKey, keySource } = effectiveSettings(data, profile, env);
   if (!baseUrl) {
     throw new UsageError(
       `profile "${profile}" has no base URL`,
@@ -35,7 +84,6 @@ export function resolveTarget(
       'no_base_url',
     );
   }
-  const apiKey = env.PETS_API_KEY || saved.apiKey;
   if (!apiKey) {
     throw new AuthError('no_api_key', `there is no API key for profile "${profile}"`, {
       hint: `Run \`pets auth login --profile ${profile}\`, or set PETS_API_KEY.`,
@@ -43,9 +91,11 @@ export function resolveTarget(
   }
   return {
     profile,
+    profileSource,
     baseUrl,
+    baseUrlSource: baseUrlSource ?? 'config',
     apiKey,
-    keySource: env.PETS_API_KEY ? 'environment' : 'profile',
-    protected: isProtected(profile, saved),
+    keySource: keySource ?? 'config',
+    protected: isProtected(profile, data.profiles[profile]),
   };
 }

@@ -41,7 +41,7 @@ function api(
       profile: 'test',
       baseUrl: sandbox.baseUrl,
       apiKey: sandbox.key,
-      keySource: 'profile',
+      keySource: 'config',
       protected: false,
       ...target,
     },

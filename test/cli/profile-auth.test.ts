@@ -25,8 +25,26 @@ describe('profiles', () => {
   it('lists production and staging from the start, production active', async () => {
     const result = await run(['profile', 'list', '--json']);
     expect(JSON.parse(result.stdout)).toEqual([
-      { name: 'production', active: true, baseUrl: null, key: '(none)', protected: true },
-      { name: 'staging', active: false, baseUrl: null, key: '(none)', protected: false },
+      {
+        name: 'production',
+        active: true,
+        activeSource: 'config',
+        baseUrl: null,
+        baseUrlSource: null,
+        key: '(none)',
+        keySource: null,
+        protected: true,
+      },
+      {
+        name: 'staging',
+        active: false,
+        activeSource: null,
+        baseUrl: null,
+        baseUrlSource: null,
+        key: '(none)',
+        keySource: null,
+        protected: false,
+      },
     ]);
   });
 
@@ -40,8 +58,11 @@ describe('profiles', () => {
     expect(shown).toEqual({
       name: 'local',
       active: true,
+      activeSource: 'config',
       baseUrl: sandbox.baseUrl,
+      baseUrlSource: 'config',
       key: '(none)',
+      keySource: null,
       protected: false,
     });
     const removed = await run(['profile', 'remove', 'local']);
@@ -51,7 +72,7 @@ describe('profiles', () => {
 
   it('clears production instead of removing it', async () => {
     await run(['profile', 'set', 'production', '--base-url', 'https://api.example.com/v1']);
-    const result = await run(['profile', 'remove', 'production']);
+    const result = await run(['profile', 'remove', 'production', '--yes']);
     expect(result.stderr).toContain('always exists');
     const shown = JSON.parse((await run(['profile', 'show', 'production', '--json'])).stdout);
     expect(shown.baseUrl).toBeNull();
@@ -120,7 +141,7 @@ describe('auth', () => {
 
     const status = await run(['auth', 'status']);
     expect(status.code).toBe(0);
-    expect(status.stdout).toMatch(/key\s+\*\*\*\*0042 \(from the profile\)/);
+    expect(status.stdout).toMatch(/key\s+\*\*\*\*0042 \(from the config\)/);
     expect(status.stdout).toMatch(/valid\s+yes/);
     expect(status.stdout + status.stderr).not.toContain(sandbox.key);
 
