@@ -91,6 +91,16 @@ export class NetworkError extends PetsError {
     super(code, message, details);
     this.requestMayHaveArrived = details.requestMayHaveArrived;
   }
+
+  /** The same failure, saying how many attempts met it when there was more than one. */
+  afterAttempts(attempts: number): NetworkError {
+    if (attempts < 2) return this;
+    return new NetworkError(this.code, `${this.message} (${attempts} attempts)`, {
+      hint: this.hint,
+      cause: this.cause,
+      requestMayHaveArrived: this.requestMayHaveArrived,
+    });
+  }
 }
 
 /** Exit 7: the server answered 5xx, or an answer that breaks the contract. */

@@ -84,7 +84,13 @@ export class PetsApi {
   }
 
   async getPet(id: bigint, options: CallOptions = {}): Promise<GetPetResult> {
-    const { body, url, response } = await this.call('GET', `/pets/${id}`, undefined, options);
+    const { body, url, response } = await this.call('GET', `/pets/${id}`, undefined, options).catch(
+      (error: unknown) => {
+        // Said the same way whether one id was asked for or many.
+        if (!(error instanceof NotFoundError)) throw error;
+        throw new NotFoundError(error.code, `no pet with id ${id} (404)`, { status: 404 });
+      },
+    );
     const pet = this.checked('GET', url, () => readPet(body));
     const deprecation: DeprecationHeaders = {};
     for (const name of ['deprecation', 'sunset', 'link'] as const) {

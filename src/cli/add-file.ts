@@ -110,7 +110,7 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
   const failures: Array<{ line: number; error: ErrorJson }> = [];
   const { renderBatchLine } = await import('../output/render-json.js');
   const report = (result: RecordResult) => {
-    progress?.advance();
+    progress?.advance(result.kind === 'skipped');
     if (run.mode === 'json') {
       run.print(renderBatchLine(result, result.kind === 'skipped'));
     } else if ('error' in result && failures.length < MAX_FAILURE_ROWS) {

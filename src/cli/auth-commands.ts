@@ -5,9 +5,20 @@ import { examples, type SessionSource } from './program.js';
 import { readAll } from './read-input.js';
 import type { Session } from './session.js';
 
+const MAX_KEY_INPUT_BYTES = 64 * 1024;
+
 async function readKey(run: Session, withKey: boolean): Promise<string> {
   const { io } = run.deps;
-  if (withKey) return (await readAll(io.stdin, 64 * 1024)).split(/\r?\n/)[0] ?? '';
+  const firstLine = (text: string) => text.split(/\r?\n/)[0] ?? '';
+  if (withKey && !io.stdinIsTTY) {
+    return firstLine(await readAll(io.stdin, MAX_KEY_INPUT_BYTES, run.deps.signal));
+  }
+  // --with-key with a terminal on stdin: a person is there, so the hidden prompt serves them
+  // (a pasted key is not echoed); with --no-input, they are told how to end the input.
+  if (withKey && !run.canPrompt) {
+    io.stderr.write('Paste the key, then press Enter and Ctrl-D (Ctrl-C to cancel):\n');
+    return firstLine(await readAll(io.stdin, MAX_KEY_INPUT_BYTES, run.deps.signal));
+  }
   if (!run.canPrompt) {
     throw new UsageError(
       io.stdinIsTTY
@@ -40,7 +51,7 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
       'before',
       examples('pets auth login', 'pets auth login --profile staging --with-key < staging.key'),
     )
-    .option('--with-key', 'read the key from stdin instead of a hidden prompt')
+    .option('--with-key', 'read the key from stdin (from a terminal: the hidden prompt)')
     .action(async (options: { withKey?: boolean }) => {
       const run = session();
       const key = await readKey(run, options.withKey === true);

@@ -3,8 +3,10 @@ import type { DeprecationHeaders } from '../api/client.js';
 import { GET_PET_REMOVAL_DATE, type Pet } from '../api/contract.js';
 import type { GetOutcome, IdInput } from '../commands/get.js';
 import { UsageError } from '../errors.js';
+import { escapeForTerminal } from '../output/terminal-text.js';
 import { parseId } from './arguments.js';
 import { defaultConcurrency } from './batch-concurrency.js';
+import { deprecationNotice } from './deprecation-notice.js';
 import { examples, type SessionSource } from './program.js';
 import { readIds } from './read-input.js';
 import type { Session } from './session.js';
@@ -36,7 +38,7 @@ export function registerGetCommand(program: Command, session: SessionSource): vo
           deprecation = await getMany(run, inputs);
         }
       } finally {
-        warnDeprecated(run, deprecation);
+        await warnDeprecated(run, deprecation);
       }
     });
 }
@@ -71,15 +73,14 @@ async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<De
     run.api(),
   ]);
   const pets: Pet[] = [];
+  const { red } = await run.stderrColors();
   const report = (outcome: GetOutcome) => {
     if (run.mode === 'json') {
       run.print(renderBatchLine(outcome));
     } else if ('pet' in outcome) {
       pets.push(outcome.pet);
     } else {
-      run.deps.io.stderr.write(
-        `error: ${outcome.id === undefined ? outcome.error.message : `no pet with id ${outcome.id} (404)`}\n`,
-      );
+      run.deps.io.stderr.write(`${red('error:')} ${escapeForTerminal(outcome.error.message)}\n`);
     }
   };
   const result = await getPets(
@@ -89,19 +90,22 @@ async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<De
   );
   if (run.mode !== 'json') await run.printPets(pets);
   if (result.stoppedBy) throw result.stoppedBy;
-  if (result.invalid > 0) run.exitCode = 1;
+  // An id that is not one is a bad value, as it is on the command line: exit 2, which its
+  // JSON line says too.
+  if (result.invalid > 0) run.exitCode = 2;
   else if (result.missing > 0) run.exitCode = 3;
   return result.deprecation;
 }
 
-function warnDeprecated(run: Session, headers: DeprecationHeaders): void {
+async function warnDeprecated(run: Session, headers: DeprecationHeaders): Promise<void> {
   if (run.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
-  const said = Object.entries(headers)
-    .map(([name, value]) => `${name[0]?.toUpperCase()}${name.slice(1)}: ${value}`)
-    .join('; ');
-  run.notice(
-    `warning: \`pets get\` uses GET /pets/{petId}, which is deprecated and will be removed on ` +
-      `${GET_PET_REMOVAL_DATE}; use \`pets list --status <status>\` instead.` +
-      (said ? ` The server says: ${said}.` : ''),
+  // No replacement is named: `pets list --status` filters by status, it cannot fetch an id.
+  await run.warn(
+    deprecationNotice({
+      operation: 'GET /pets/{petId}',
+      caller: '`pets get`',
+      headers,
+      announcedRemoval: GET_PET_REMOVAL_DATE,
+    }),
   );
 }

@@ -43,7 +43,8 @@ export function registerPetCommands(program: Command, session: SessionSource): v
       ]);
       const pets = await listPets(options, { api, signal: run.deps.signal });
       await run.printPets(pets);
-      if (pets.length === 0) run.notice('No pets found.');
+      // With --json, [] says it all; a notice would be noise for the script.
+      if (pets.length === 0 && run.mode !== 'json') run.notice('No pets found.');
     });
 
   program
@@ -93,7 +94,13 @@ export function registerPetCommands(program: Command, session: SessionSource): v
       }
       const { name, categoryId, status } = options;
       if (name === undefined || categoryId === undefined) {
-        throw new UsageError('add needs --name and --category-id, or --file', {
+        const missing = [
+          name === undefined && '--name',
+          categoryId === undefined && '--category-id',
+        ]
+          .filter(Boolean)
+          .join(' and ');
+        throw new UsageError(`add is missing ${missing} (or give --file)`, {
           hint: 'Example: pets add --name Rex --category-id 3',
         });
       }

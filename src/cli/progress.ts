@@ -4,6 +4,8 @@ import type { Output } from './deps.js';
 
 export interface ProgressStats {
   done: number;
+  /** Of those done, the ones an earlier run created: they took no request and no time. */
+  skipped?: number;
   /** Known for a file, not for stdin. */
   total?: number;
   startedAtMs: number;
@@ -15,10 +17,15 @@ export interface ProgressStats {
 
 const BAR_WIDTH = 20;
 
-/** One line: done/total, a bar, the rate, the time left, and any wait for the rate limit. */
+/**
+ * One line: done/total, a bar, the rate of records sent, the time left, and any wait for the
+ * rate limit. Skipped records count as done but not in the rate, or a resumed run would
+ * promise an ETA its real pace cannot keep.
+ */
 export function renderProgress(stats: ProgressStats): string {
   const elapsedS = Math.max(0.001, (stats.nowMs - stats.startedAtMs) / 1000);
-  const rate = stats.done / elapsedS;
+  const skipped = stats.skipped ?? 0;
+  const rate = (stats.done - skipped) / elapsedS;
   const parts: string[] = [];
   if (stats.total !== undefined && stats.total > 0) {
     const share = Math.min(1, stats.done / stats.total);
@@ -29,12 +36,18 @@ export function renderProgress(stats: ProgressStats): string {
   } else {
     parts.push(`${stats.done} done`);
   }
+  if (skipped > 0) parts.push(`${skipped} skipped`);
   parts.push(`${rate.toFixed(1)}/s`);
   if (stats.total !== undefined && rate > 0 && stats.done < stats.total) {
     parts.push(`ETA ${formatDuration(((stats.total - stats.done) / rate) * 1000)}`);
   }
+  // Pacing spreads sends over the workers: one worker's wait is not the pace, the rate above is.
   if (stats.waitMs !== undefined && stats.waitMs > 0) {
-    parts.push(`${stats.waitReason ?? 'waiting'} ${formatDuration(stats.waitMs)}`);
+    parts.push(
+      stats.waitReason === 'pacing'
+        ? 'paced to the rate limit'
+        : `${stats.waitReason ?? 'waiting'} ${formatDuration(stats.waitMs)}`,
+    );
   }
   return parts.join(' · ');
 }
@@ -56,8 +69,9 @@ export class ProgressLine {
     this.stats = { done: 0, total, startedAtMs: now, nowMs: now };
   }
 
-  advance(): void {
+  advance(skipped = false): void {
     this.stats.done++;
+    if (skipped) this.stats.skipped = (this.stats.skipped ?? 0) + 1;
     this.draw(false);
   }
 

@@ -1,5 +1,5 @@
 import type { ReadStream } from 'node:tty';
-import { InterruptedError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import type { Output } from './deps.js';
 
 /**
@@ -9,16 +9,26 @@ import type { Output } from './deps.js';
 export function promptSecret(question: string, stdin: ReadStream, stderr: Output): Promise<string> {
   return new Promise((resolve, reject) => {
     let secret = '';
+    // Arrow keys and other editing keys arrive as escape sequences: they are not part of a
+    // key, and what the person meant by them cannot be known, so the key is refused.
+    const escapes = new EscapeSequences();
     const finish = (error?: Error) => {
       stdin.off('data', onData);
       stdin.setRawMode(false);
       stdin.pause();
       stderr.write('\n');
       if (error) reject(error);
-      else resolve(secret);
+      else if (escapes.seen) {
+        reject(
+          new UsageError('the key was typed with arrow keys or other editing keys', {
+            hint: 'Nothing was saved. Type or paste the key alone; Backspace is the only editing key.',
+          }),
+        );
+      } else resolve(secret);
     };
     const onData = (chunk: Buffer | string) => {
       for (const ch of chunk.toString()) {
+        if (escapes.consume(ch)) continue;
         if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
         if (ch === '\u0003') return finish(new InterruptedError());
         if (ch === '\u007f' || ch === '\b') secret = secret.slice(0, -1);
@@ -32,6 +42,33 @@ export function promptSecret(question: string, stdin: ReadStream, stderr: Output
     stdin.on('data', onData);
     stderr.write(question);
   });
+}
+
+/** Recognises ESC sequences (CSI `ESC [ … final`, SS3 `ESC O x`, `ESC x`), one character at a time. */
+export class EscapeSequences {
+  seen = false;
+  private state: 'text' | 'escape' | 'csi' | 'ss3' = 'text';
+
+  /** Whether `ch` belongs to an escape sequence (and so is not text). */
+  consume(ch: string): boolean {
+    switch (this.state) {
+      case 'text':
+        if (ch !== '\u001b') return false;
+        this.seen = true;
+        this.state = 'escape';
+        return true;
+      case 'escape':
+        this.state = ch === '[' ? 'csi' : ch === 'O' ? 'ss3' : 'text';
+        return true;
+      case 'csi':
+        // Parameter and intermediate bytes continue the sequence; 0x40–0x7e ends it.
+        if (ch >= '@' && ch <= '~') this.state = 'text';
+        return true;
+      case 'ss3':
+        this.state = 'text';
+        return true;
+    }
+  }
 }
 
 /** Asks for one line of visible input on the terminal (a confirmation). */

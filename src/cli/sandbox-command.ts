@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
+import { UsageError } from '../errors.js';
 import { parseCount, parseId, parsePort, parsePositiveInteger } from './arguments.js';
 import { examples, type SessionSource } from './program.js';
 
@@ -10,6 +11,24 @@ function parsePlan(text: string): PlanChoice {
     throw new InvalidArgumentError(`It must be one of ${PLAN_NAMES.join(', ')}.`);
   }
   return text as PlanChoice;
+}
+
+/** A failure to listen that the user can fix with --host or --port, said as such (exit 2). */
+function listenProblem(error: unknown, flags: { host: string; port: number }): Error | undefined {
+  const code = ((error as Error | undefined)?.cause as { code?: unknown } | undefined)?.code;
+  const hint = 'Choose another with --port, or leave --port out for a free one.';
+  if (code === 'EADDRINUSE') return new UsageError(`port ${flags.port} is in use`, { hint });
+  if (code === 'EACCES') {
+    return new UsageError(`port ${flags.port} needs privileges this user does not have`, {
+      hint,
+    });
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return new UsageError(`${flags.host} is not an address of this machine`, {
+      hint: 'Leave --host out to listen on 127.0.0.1.',
+    });
+  }
+  return undefined;
 }
 
 interface SandboxFlags {
@@ -61,6 +80,8 @@ export function registerSandboxCommand(program: Command, session: SessionSource)
         firstId: flags.firstId,
         dataFile: flags.data,
         key: flags.key,
+      }).catch((error: unknown) => {
+        throw listenProblem(error, flags) ?? error;
       });
       try {
         let profile: string | null = null;

@@ -120,20 +120,30 @@ function networkError(
         : 'unknown network error';
   const neverConnected = typeof code === 'string' && NEVER_CONNECTED.has(code);
   const mayHaveCreated = req.method === 'POST' && !neverConnected;
+  const refused = code === 'ECONNREFUSED';
   return new NetworkError(
-    timedOut ? 'timeout' : 'network_error',
-    `${req.method} ${req.url} failed: ${reason}` +
+    timedOut ? 'timeout' : refused ? 'connection_refused' : 'network_error',
+    `${req.method} ${req.url} failed: ${refused ? 'connection refused (ECONNREFUSED)' : reason}` +
       (mayHaveCreated
         ? '. The request may have reached the server: the pet may have been created'
         : ''),
     {
       hint: mayHaveCreated
         ? 'Check with `pets list` before adding it again.'
-        : "Check the network and the profile's base URL, then try again; raise --timeout for a slow server.",
+        : networkHint(req.url, timedOut, refused),
       cause: error,
       requestMayHaveArrived: !neverConnected,
     },
   );
+}
+
+/** What to do next, for the failure that happened. */
+function networkHint(url: string, timedOut: boolean, refused: boolean): string {
+  if (timedOut) return 'The server is slow or unreachable: try again, or raise --timeout.';
+  if (refused) {
+    return `Nothing is listening at ${new URL(url).host}: check that the server runs, and the base URL (\`pets profile show\`).`;
+  }
+  return "Check the network and the profile's base URL (`pets profile show`), then try again.";
 }
 
 function formatBytes(bytes: number): string {

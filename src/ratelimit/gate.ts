@@ -12,7 +12,7 @@ import {
   type WaitReason,
 } from './policy.js';
 import { readRateHeaders } from './read-headers.js';
-import { MAX_ATTEMPTS, retryBackoffMs, retryDecision } from './retry-policy.js';
+import { MAX_ATTEMPTS, networkAttempts, retryBackoffMs, retryDecision } from './retry-policy.js';
 import type { StateFile } from './state-file.js';
 
 export interface WaitNotice {
@@ -78,11 +78,19 @@ export class RateGate {
         // would multiply the wait a hung server costs.
         if (!(error instanceof NetworkError) || error.code === 'timeout') throw error;
         const outcome = { kind: 'network', mayHaveArrived: error.requestMayHaveArrived } as const;
-        if (retryDecision(request.method, outcome) !== 'retry' || attempt >= MAX_ATTEMPTS)
-          throw error;
+        const attempts = networkAttempts(error.code);
+        const giveUp = error.afterAttempts(attempt);
+        if (retryDecision(request.method, outcome) !== 'retry' || attempt >= attempts) throw giveUp;
         const backoff = retryBackoffMs(attempt, this.options.random);
-        if (waitedMs + backoff > this.options.maxWaitMs) throw error;
-        waitedMs += await this.pause(backoff, `retry after ${error.code}`, attempt + 1, request);
+        if (waitedMs + backoff > this.options.maxWaitMs) throw giveUp;
+        waitedMs += await this.pause(
+          backoff,
+          error.code.replace(/_/g, ' '),
+          attempt + 1,
+          request,
+          true,
+          attempts,
+        );
         continue;
       }
 
@@ -138,12 +146,13 @@ export class RateGate {
     attempt: number,
     request: HttpRequest,
     traced = true,
+    maxAttempts = MAX_ATTEMPTS,
   ): Promise<number> {
     if (traced)
-      this.trace(`wait ${formatDuration(ms)}: ${reason} (attempt ${attempt}/${MAX_ATTEMPTS})`);
+      this.trace(`wait ${formatDuration(ms)}: ${reason} (attempt ${attempt}/${maxAttempts})`);
     const stop = followAbort([request.signal, request.stopSending]);
     try {
-      await this.wait(ms, { reason, attempt, maxAttempts: MAX_ATTEMPTS }, stop.signal);
+      await this.wait(ms, { reason, attempt, maxAttempts }, stop.signal);
     } catch (error) {
       if (stop.signal.aborted) throw new InterruptedError();
       throw error;

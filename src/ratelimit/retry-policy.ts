@@ -22,6 +22,14 @@ export function retryDecision(method: HttpMethod, outcome: AttemptOutcome): Retr
 }
 
 export const MAX_ATTEMPTS = 5;
+// A refused connection means nothing listens there: one more try covers a server restarting,
+// more would only keep the user waiting for the same answer.
+const REFUSED_ATTEMPTS = 2;
+
+/** How many attempts a request gets when its failures are network errors with `code`. */
+export function networkAttempts(code: string): number {
+  return code === 'connection_refused' ? REFUSED_ATTEMPTS : MAX_ATTEMPTS;
+}
 const RETRY_BASE_MS = 250;
 const RETRY_CAP_MS = 8_000;
 

@@ -181,7 +181,23 @@ describe('renderProgress', () => {
     ],
     [
       { done: 1, total: 4, startedAtMs: 0, nowMs: 1_000, waitMs: 2_500, waitReason: 'pacing' },
-      '1/4 [#####...............] 25% · 1.0/s · ETA 3.0 s · pacing 2.5 s',
+      '1/4 [#####...............] 25% · 1.0/s · ETA 3.0 s · paced to the rate limit',
+    ],
+    // A resumed run: 40 skipped at once, then 10 sent in 10 s. The ETA follows the 1/s.
+    [
+      { done: 50, skipped: 40, total: 100, startedAtMs: 0, nowMs: 10_000 },
+      '50/100 [##########..........] 50% · 40 skipped · 1.0/s · ETA 50 s',
+    ],
+    [
+      {
+        done: 2,
+        total: 4,
+        startedAtMs: 0,
+        nowMs: 1_000,
+        waitMs: 12_000,
+        waitReason: 'rate limited',
+      },
+      '2/4 [##########..........] 50% · 2.0/s · ETA 1.0 s · rate limited 12 s',
     ],
   ])('%j', (stats, line) => {
     expect(renderProgress(stats)).toBe(line);

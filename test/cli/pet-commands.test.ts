@@ -36,7 +36,12 @@ describe('pets list', () => {
         stdout: '',
         stderr: 'No pets found.\n',
       });
-      expect((await runMain(['list', '--json'], local)).stdout).toBe('[]\n');
+      // A script gets [] and nothing on stderr.
+      expect(await runMain(['list', '--json'], local)).toEqual({
+        code: 0,
+        stdout: '[]\n',
+        stderr: '',
+      });
       expect((await runMain(['list', '--quiet'], local)).stderr).toBe('');
     } finally {
       await empty.close();

@@ -34,6 +34,78 @@ describe.skipIf(!hasScript)('auth login on a terminal', () => {
   });
 });
 
+/** Runs pets on a pseudo-terminal; `answer` is called with the screen so far as it grows. */
+async function onTerminal(
+  args: string,
+  env: Record<string, string>,
+  answer: (screen: string, type: (text: string) => void) => void,
+): Promise<{ code: number | null; screen: string }> {
+  const child = spawn('script', ['-qefc', `"${process.execPath}" "${BIN}" ${args}`, '/dev/null'], {
+    env: { PATH: process.env.PATH, TERM: 'xterm', ...env },
+  });
+  let screen = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    screen += text;
+    answer(screen, (typed) => child.stdin.write(typed));
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, screen };
+}
+
+describe.skipIf(!hasScript)('auth login --with-key with a terminal on stdin', () => {
+  it('uses the hidden prompt instead of a blank screen', async () => {
+    const dir = tempConfigDir();
+    let typed = false;
+    const { code, screen } = await onTerminal(
+      'auth login --with-key',
+      { PETS_CONFIG_DIR: dir },
+      (seen, type) => {
+        if (!typed && seen.includes('input hidden')) {
+          typed = true;
+          type('sk_test_PASTED_CANARY_4321\r');
+        }
+      },
+    );
+    expect(code).toBe(0);
+    expect(screen).toContain('Saved the key ****4321');
+    expect(screen).not.toContain('CANARY');
+  });
+
+  it('with --no-input says to paste the key and press Ctrl-D, and the first Ctrl-C ends it', async () => {
+    let interrupted = false;
+    const { code, screen } = await onTerminal(
+      'auth login --with-key --no-input',
+      { PETS_CONFIG_DIR: tempConfigDir() },
+      (seen, type) => {
+        if (!interrupted && seen.includes('then press Enter and Ctrl-D')) {
+          interrupted = true;
+          type('\u0003');
+        }
+      },
+    );
+    expect(screen).toContain('Paste the key, then press Enter and Ctrl-D');
+    expect(code).toBe(130);
+  });
+
+  it('refuses a key typed with arrow keys', async () => {
+    const dir = tempConfigDir();
+    let typed = false;
+    const { code, screen } = await onTerminal(
+      'auth login',
+      { PETS_CONFIG_DIR: dir },
+      (seen, type) => {
+        if (!typed && seen.includes('input hidden')) {
+          typed = true;
+          type('abc\u001b[Ddef\r');
+        }
+      },
+    );
+    expect(code).toBe(2);
+    expect(screen).toContain('arrow keys or other editing keys');
+    expect(screen).not.toContain('Saved the key');
+  });
+});
+
 describe.skipIf(!hasScript)('tables on a terminal', () => {
   it('draws profiles as a table, with cli-table3 loaded from its own file', async () => {
     const child = spawn(

@@ -1,0 +1,30 @@
+import type { DeprecationHeaders } from '../api/client.js';
+
+/**
+ * The one line that says a deprecated operation goes away, and when: the server's Sunset
+ * date when it sent one, else the date the API announced. A replacement is named only where
+ * there is one that does the same job.
+ */
+export function deprecationNotice(notice: {
+  /** The request, as in `GET /pets/{petId}`. */
+  operation: string;
+  /** What calls it, as in `pets get`. */
+  caller: string;
+  headers: DeprecationHeaders;
+  announcedRemoval: string;
+  replacement?: string;
+}): string {
+  const sunset = sunsetDate(notice.headers.sunset);
+  const when = sunset ? `${sunset} (the server's Sunset date)` : `${notice.announcedRemoval}`;
+  return (
+    `${notice.caller} calls ${notice.operation}, which is deprecated and goes away on ${when}` +
+    (notice.replacement ? `; use ${notice.replacement} instead.` : '.')
+  );
+}
+
+/** A Sunset header (an HTTP date) as YYYY-MM-DD, or undefined when it is not a date. */
+function sunsetDate(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+}
