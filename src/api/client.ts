@@ -84,13 +84,10 @@ export class PetsApi {
   }
 
   async getPet(id: bigint, options: CallOptions = {}): Promise<GetPetResult> {
-    const { body, url, response } = await this.call('GET', `/pets/${id}`, undefined, options).catch(
-      (error: unknown) => {
-        // Said the same way whether one id was asked for or many.
-        if (!(error instanceof NotFoundError)) throw error;
-        throw new NotFoundError(error.code, `no pet with id ${id} (404)`, { status: 404 });
-      },
-    );
+    // Said the same way whether one id was asked for or many.
+    const { body, url, response } = await this.call('GET', `/pets/${id}`, undefined, options, {
+      notFound: `no pet with id ${id}`,
+    });
     const pet = this.checked('GET', url, () => readPet(body));
     const deprecation: DeprecationHeaders = {};
     for (const name of ['deprecation', 'sunset', 'link'] as const) {
@@ -100,7 +97,13 @@ export class PetsApi {
     return { pet, deprecation };
   }
 
-  private async call(method: HttpMethod, path: string, payload: unknown, options: CallOptions) {
+  private async call(
+    method: HttpMethod,
+    path: string,
+    payload: unknown,
+    options: CallOptions,
+    say: { notFound?: string } = {},
+  ) {
     const { target, userAgent } = this.options;
     const url = joinUrl(target.baseUrl, path);
     const headers: Record<string, string> = {
@@ -118,7 +121,7 @@ export class PetsApi {
       stopSending: options.stopSending,
     });
     if (response.status < 200 || response.status > 299) {
-      throw this.errorFor(method, url, response);
+      throw this.errorFor(method, url, response, say);
     }
     const body = this.checked(method, url, () => parseJson(response.text));
     return { body, url, response };
@@ -144,7 +147,12 @@ export class PetsApi {
     }
   }
 
-  private errorFor(method: HttpMethod, url: string, response: HttpResponse): PetsError {
+  private errorFor(
+    method: HttpMethod,
+    url: string,
+    response: HttpResponse,
+    say: { notFound?: string },
+  ): PetsError {
     const { status } = response;
     const serverError = parseErrorBody(response.text);
     const said = serverError ? `: ${serverError.message}` : '';
@@ -166,7 +174,8 @@ export class PetsApi {
       );
     }
     if (status === 404) {
-      return new NotFoundError(code ?? 'not_found', `${request}: not found (404)${said}`, {
+      const what = say.notFound ?? 'not found';
+      return new NotFoundError(code ?? 'not_found', `${request}: ${what} (404)${said}`, {
         status,
       });
     }

@@ -109,7 +109,9 @@ describe('PetsApi against the sandbox', () => {
   it('maps 404 to NotFoundError', async () => {
     const error = await failure(api().getPet(1n));
     expect(error).toBeInstanceOf(NotFoundError);
-    expect(error.message).toMatch(/GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\/1: not found \(404\)/);
+    expect(error.message).toMatch(
+      /GET http:\/\/127\.0\.0\.1:\d+\/v1\/pets\/1: no pet with id 1 \(404\)/,
+    );
   });
 });
 

@@ -87,14 +87,16 @@ describe('404', () => {
     const env = apiEnv(sandbox, { PETS_NO_DEPRECATION_WARNING: '1' });
     const one = await runMain(['get', '999999'], env);
     expect(one.code).toBe(3);
-    expect(one.stderr).toBe('error: no pet with id 999999 (404)\n');
+    const said = /^error: GET \S+\/v1\/pets\/999999: no pet with id 999999 \(404\): .*\n$/;
+    expect(one.stderr).toMatch(said);
     const several = await runMain(['get', '999999', petId], env);
     expect(several.code).toBe(3);
-    expect(several.stderr).toBe('error: no pet with id 999999 (404)\n');
+    expect(several.stderr).toBe(one.stderr);
     const json = await runMain(['get', '999999', '999998', '--json'], env);
-    expect(json.stdout.split('\n')[0]).toContain('"message":"no pet with id 999999 (404)"');
+    const line = JSON.parse(json.stdout.split('\n')[0]!);
+    expect(`error: ${line.error.message}\n`).toBe(one.stderr);
     const colored = await runMain(['get', '999999', petId], env, { stderrIsTTY: true });
-    expect(colored.stderr).toContain('\u001b[31merror:\u001b[39m no pet with id 999999 (404)');
+    expect(colored.stderr).toContain('\u001b[31merror:\u001b[39m GET ');
   });
 });
 

@@ -136,7 +136,7 @@ describe('the pets binary', () => {
   it('exit 3: a missing pet', async () => {
     const result = await runBinary(['get', '12345', '-q'], env);
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('not found (404)');
+    expect(result.stderr).toContain('no pet with id 12345 (404)');
   });
 
   it('exit 4: a key the server rejects, never echoed', async () => {
