@@ -25,7 +25,8 @@ const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // Parts of dependencies that pets never runs but that would load at start-up.
 const stubs = [
   {
-    // undici's HTTP/2 client loads http2, tls and crypto (~10 ms); pets never sets allowH2.
+    // undici's HTTP/2 client loads http2, tls and crypto; pets's Agent sets allowH2: false
+    // (src/http/transport.ts), so this is never called.
     importer: /[\\/]undici[\\/]/,
     path: /^\.\/client-h2\.js$/,
     contents: "module.exports = () => { throw new Error('pets does not use HTTP/2'); };",
@@ -133,13 +134,15 @@ async function bundle(entry, outfile, external = new Map()) {
     bundle: true,
     format: 'cjs',
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     // import() becomes require(): no ES module loader at run time.
     supported: { 'dynamic-import': false },
     minify: true,
     legalComments: 'none',
     // Written in, so that `pets --version` reads no file.
-    define: { __PETS_VERSION__: JSON.stringify(version) },
+    // esbuildDetection: undici then leaves its experimental HTTP/1 parser (milo) out and
+    // uses llhttp alone, the parser Node itself ships.
+    define: { __PETS_VERSION__: JSON.stringify(version), esbuildDetection: 'true' },
     plugins: [linker(outfile, external)],
     metafile: true,
     logLevel: 'warning',

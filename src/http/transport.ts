@@ -36,6 +36,10 @@ const TIMEOUTS = new Set([
 export function createTransport(options: TransportOptions): Transport {
   const agent = new Agent({
     keepAliveTimeout: 10_000,
+    // HTTP/1.1 only: undici 8 offers h2 by default, and its h2 client would load http2 and
+    // crypto on every HTTPS command; a CLI that sends a request or a paced batch gains nothing
+    // from multiplexing. The build leaves undici's h2 client out.
+    allowH2: false,
     // Node's default, given here so that the bundle need not load node:http to learn it.
     maxHeaderSize: 16 * 1024,
     connect: { timeout: options.timeoutMs },
