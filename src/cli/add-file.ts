@@ -137,7 +137,8 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
 
   if (run.mode !== 'json' && failures.length > 0) {
     const { renderRows } = await import('../output/render.js');
-    run.print(await renderRows(FAILURE_COLUMNS, failures, run.mode, await run.stdoutColors()));
+    const colors = await run.stdoutColors();
+    run.print(await renderRows(FAILURE_COLUMNS, failures, run.mode, colors, run.tableWidth));
   }
   const { created, failed, skipped, unknown, stoppedBy } = outcome;
   run.notice(

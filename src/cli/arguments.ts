@@ -1,11 +1,5 @@
-import { InvalidArgumentError } from 'commander';
-import {
-  LIST_LIMIT,
-  PET_STATUSES,
-  isPetStatus,
-  parseInt64,
-  type PetStatus,
-} from '../api/contract.js';
+import { InvalidArgumentError, Option } from 'commander';
+import { LIST_LIMIT, PET_STATUSES, parseInt64, type PetStatus } from '../api/contract.js';
 
 // Parsers for commander: a bad value fails before anything is sent, naming what is allowed.
 
@@ -19,10 +13,30 @@ export function parseLimit(text: string): number {
   return value;
 }
 
+/** A value from `choices`, in any case: `Available` is `available`. */
+export function parseChoice<T extends string>(choices: readonly T[], text: string): T {
+  const value = text.trim().toLowerCase();
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`It must be one of ${choices.join(', ')}.`);
+  }
+  return value as T;
+}
+
 export function parseStatus(text: string): PetStatus {
-  if (!isPetStatus(text))
-    throw new InvalidArgumentError(`It must be one of ${PET_STATUSES.join(', ')}.`);
-  return text;
+  return parseChoice(PET_STATUSES, text);
+}
+
+/**
+ * An option whose values are `choices`: help and completion list them (commander's
+ * .choices()), and any case is accepted.
+ */
+export function choiceOption<T extends string>(
+  flags: string,
+  description: string,
+  choices: readonly T[],
+  parse: (text: string) => T = (text) => parseChoice(choices, text),
+): Option {
+  return new Option(flags, description).choices(choices).argParser(parse);
 }
 
 export function parseId(text: string): bigint {

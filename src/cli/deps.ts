@@ -17,6 +17,8 @@ export interface Io {
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
   stdinIsTTY: boolean;
+  /** The terminal's width when stdout is one; tables fit it. */
+  readonly stdoutColumns?: number;
 }
 
 export interface HttpSettings {

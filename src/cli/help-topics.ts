@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
 import { examples, type SessionSource } from './program.js';
+import { closest } from './suggest.js';
 
 const TOPICS: Record<string, string> = {
   'exit-codes': `Exit codes
@@ -63,12 +64,18 @@ export function registerHelpCommand(program: Command, session: SessionSource): v
         return;
       }
       let command = program;
-      for (const word of words) {
+      for (const [index, word] of words.entries()) {
         const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
         if (!next) {
-          throw new UsageError(`there is no help for "${words.join(' ')}"`, {
-            hint: `Topics: ${Object.keys(TOPICS).join(', ')}; or a command, as in \`pets help list\`.`,
-          });
+          const names = [...command.commands.map((c) => c.name()), ...HELP_TOPICS];
+          const meant = closest(word, names);
+          throw new UsageError(
+            `there is no help for "${words.join(' ')}"` +
+              (meant ? ` (Did you mean pets help ${words.with(index, meant).join(' ')}?)` : ''),
+            {
+              hint: `Topics: ${HELP_TOPICS.join(', ')}; or a command, as in \`pets help list\`.`,
+            },
+          );
         }
         command = next;
       }

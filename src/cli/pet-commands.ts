@@ -1,11 +1,20 @@
 import type { Command } from 'commander';
-import type { PetStatus } from '../api/contract.js';
+import { LIST_LIMIT, PET_STATUSES, type PetStatus } from '../api/contract.js';
+import { INPUT_FORMATS } from '../batch/input/format.js';
 import { UsageError } from '../errors.js';
 import type { AddFileFlags } from './add-file.js';
-import { parseId, parseLimit, parseName, parsePositiveInteger, parseStatus } from './arguments.js';
+import {
+  choiceOption,
+  parseId,
+  parseLimit,
+  parseName,
+  parsePositiveInteger,
+  parseStatus,
+} from './arguments.js';
 import { registerGetCommand } from './get-command.js';
 import type { SessionSource } from './program.js';
 import { examples } from './program.js';
+import type { Session } from './session.js';
 
 /** add's flags: one pet's fields, or a file's (add-file.ts). */
 interface AddFlags extends Partial<AddFileFlags> {
@@ -14,16 +23,31 @@ interface AddFlags extends Partial<AddFileFlags> {
   status?: PetStatus;
 }
 
+/**
+ * The API has no paging beyond --limit: a full page may hide more pets, which a person at a
+ * terminal should not mistake for all of them.
+ */
+async function fullPageHint(run: Session, shown: number, limit: number | undefined) {
+  const page = limit ?? LIST_LIMIT.default;
+  if (!run.showsProgress || shown === 0 || shown < page) return;
+  const { dim } = await run.stderrColors();
+  run.deps.io.stderr.write(
+    `${dim(
+      page < LIST_LIMIT.max
+        ? `Showing ${shown}, a full page: more may exist. --limit goes up to ${LIST_LIMIT.max}.`
+        : `Showing ${shown}, the most one request returns: more may exist. Narrow with --status.`,
+    )}\n`,
+  );
+}
+
 export function registerPetCommands(program: Command, session: SessionSource): void {
   registerGetCommand(program, session);
   program
     .command('list')
     .description('list pets, optionally by status')
     .option('--limit <1-100>', 'how many pets at most (server default 20)', parseLimit)
-    .option(
-      '--status <status>',
-      'only pets with this status: available, pending or sold',
-      parseStatus,
+    .addOption(
+      choiceOption('--status <status>', 'only pets with this status', PET_STATUSES, parseStatus),
     )
     .addHelpText(
       'before',
@@ -45,6 +69,7 @@ export function registerPetCommands(program: Command, session: SessionSource): v
       await run.printPets(pets);
       // With --json, [] says it all; a notice would be noise for the script.
       if (pets.length === 0 && run.mode !== 'json') run.notice('No pets found.');
+      if (run.mode !== 'json') await fullPageHint(run, pets.length, options.limit);
     });
 
   program
@@ -52,11 +77,14 @@ export function registerPetCommands(program: Command, session: SessionSource): v
     .description('add a pet, or many from a file')
     .option('--name <name>', "the pet's name", parseName)
     .option('--category-id <int64>', "the id of the pet's category", parseId)
-    .option('--status <status>', 'available, pending or sold', parseStatus)
+    .addOption(choiceOption('--status <status>', "the pet's status", PET_STATUSES, parseStatus))
     .option('--file <path|->', 'add every record of an NDJSON, JSON or CSV file (- for stdin)')
-    .option(
-      '--format <format>',
-      'ndjson, json or csv (default: from the file extension; stdin: ndjson)',
+    .addOption(
+      choiceOption(
+        '--format <format>',
+        "the file's format (default: from its extension; stdin: ndjson)",
+        INPUT_FORMATS,
+      ),
     )
     .option(
       '--concurrency <n>',

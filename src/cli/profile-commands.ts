@@ -55,7 +55,9 @@ async function printProfiles(run: Session, profiles: ProfileSummary[], asFields:
   if (asFields && profiles[0] && run.mode === 'table') {
     run.print(renderFields(profileFields(profiles[0]), run.mode, colors));
   } else {
-    run.print(await renderRows(profileColumns(run.mode), profiles, run.mode, colors));
+    run.print(
+      await renderRows(profileColumns(run.mode), profiles, run.mode, colors, run.tableWidth),
+    );
   }
 }
 

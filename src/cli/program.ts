@@ -58,6 +58,9 @@ export function buildProgram(deps: Deps, state: RunState, argv?: readonly string
     )
     .option('--debug', 'trace HTTP requests on stderr (the key shows as Bearer ***)')
     .option('--no-input', 'never prompt; fail instead where a question would be asked')
+    // Every command's help lists the global options too, as gh lists inherited flags.
+    // Set before any command is made: commands share this configuration from their parent.
+    .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({

@@ -22,7 +22,10 @@ export function describeError(error: unknown, debug: boolean): ErrorReport {
   if (error instanceof CommanderError) {
     // commander puts its "(Did you mean …?)" on a second line; one line reads better and
     // survives the escaping of newlines in messages.
-    const message = error.message.replace(/^error: /, '').replace(/\n+/g, ' ');
+    const message = withShortOptionSuggestion(
+      error.code,
+      error.message.replace(/^error: /, '').replace(/\n+/g, ' '),
+    );
     return toReport(
       new UsageError(message, { hint: 'Run `pets --help` or `pets <command> --help` for usage.' }),
     );
@@ -35,6 +38,22 @@ export function describeError(error: unknown, debug: boolean): ErrorReport {
     hint: 'Run again with --debug and report the output.',
     stack: debug && error instanceof Error ? error.stack : undefined,
   };
+}
+
+// pets's short options. commander suggests only for long ones; a short option in the wrong
+// case (-v for -V) is the usual slip.
+const SHORT_OPTIONS: Readonly<Record<string, string>> = {
+  '-V': '-V (--version)',
+  '-h': '-h (--help)',
+  '-q': '-q (--quiet)',
+};
+
+function withShortOptionSuggestion(code: string, message: string): string {
+  const flag = /^unknown option '(-[A-Za-z])'$/.exec(message)?.[1];
+  if (code !== 'commander.unknownOption' || flag === undefined) return message;
+  const swapped = flag === flag.toLowerCase() ? flag.toUpperCase() : flag.toLowerCase();
+  const meant = SHORT_OPTIONS[swapped];
+  return meant ? `${message} (Did you mean ${meant}?)` : message;
 }
 
 function toReport(error: PetsError): ErrorReport {

@@ -1,17 +1,19 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
-import { parseCount, parseId, parsePort, parsePositiveInteger } from './arguments.js';
+import {
+  choiceOption,
+  parseChoice,
+  parseCount,
+  parseId,
+  parsePort,
+  parsePositiveInteger,
+} from './arguments.js';
 import { examples, type SessionSource } from './program.js';
 
 const PLAN_NAMES = ['free', 'pro', 'business', 'unlimited'] as const;
 type PlanChoice = (typeof PLAN_NAMES)[number];
 
-function parsePlan(text: string): PlanChoice {
-  if (!(PLAN_NAMES as readonly string[]).includes(text)) {
-    throw new InvalidArgumentError(`It must be one of ${PLAN_NAMES.join(', ')}.`);
-  }
-  return text as PlanChoice;
-}
+const parsePlan = (text: string) => parseChoice(PLAN_NAMES, text);
 
 /** A failure to listen that the user can fix with --host or --port, said as such (exit 2). */
 function listenProblem(error: unknown, flags: { host: string; port: number }): Error | undefined {
@@ -50,7 +52,9 @@ export function registerSandboxCommand(program: Command, session: SessionSource)
     .description('run a local server of the API v1, with keys, plans and rate limits')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0 picks a free one)', parsePort, 0)
-    .option('--plan <plan>', 'rate-limit plan: free, pro, business or unlimited', parsePlan, 'free')
+    .addOption(
+      choiceOption('--plan <plan>', 'rate-limit plan', PLAN_NAMES, parsePlan).default('free'),
+    )
     .option('--rpm <n>', 'requests per minute, overriding the plan', parsePositiveInteger)
     .option('--rpd <n>', 'requests per day, overriding the plan', parsePositiveInteger)
     .option('--seed <n>', 'start with n sample pets when the store is empty', parseCount, 0)

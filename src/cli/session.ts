@@ -45,6 +45,11 @@ export class Session {
     return palette(colorEnabled(this.deps.io.stderrIsTTY, this.deps.env, this.globals.color));
   }
 
+  /** How wide a table may be: the terminal's width. A pipe gets every value whole. */
+  get tableWidth(): number | undefined {
+    return this.mode === 'table' ? this.deps.io.stdoutColumns : undefined;
+  }
+
   /** Countdowns and progress: only for a person at a terminal who did not ask for quiet. */
   get showsProgress(): boolean {
     return this.deps.io.stderrIsTTY && !this.globals.quiet;
@@ -84,14 +89,14 @@ export class Session {
   async printPets(pets: readonly Pet[]): Promise<void> {
     if (this.mode === 'json') return this.printJson(pets);
     const { renderPets } = await import('../output/render.js');
-    this.print(await renderPets(pets, this.mode, await this.stdoutColors()));
+    this.print(await renderPets(pets, this.mode, await this.stdoutColors(), this.tableWidth));
   }
 
   /** One pet: the object itself with --json, else a one-row table or TSV. */
   async printPet(pet: Pet): Promise<void> {
     if (this.mode === 'json') return this.printJson(pet);
     const { renderPets } = await import('../output/render.js');
-    this.print(await renderPets([pet], this.mode, await this.stdoutColors()));
+    this.print(await renderPets([pet], this.mode, await this.stdoutColors(), this.tableWidth));
   }
 
   /** `value` as exact JSON on stdout. It needs no table library, so --json loads none. */

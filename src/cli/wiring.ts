@@ -35,6 +35,11 @@ export async function processIo(onClosed: () => void): Promise<Io> {
     get stdinIsTTY() {
       return process.stdin.isTTY === true;
     },
+    // Asked only to draw a table on a terminal, which loads cli-table3 anyway. A terminal
+    // that does not know its size says 0.
+    get stdoutColumns() {
+      return (stdoutIsTTY && process.stdout.columns) || undefined;
+    },
   };
 }
 

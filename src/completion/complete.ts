@@ -237,7 +237,8 @@ function flagCandidates({ chain, used }: Position): Candidate[] {
     for (const flag of [option.long, option.short]) {
       if (flag && !seen.has(flag)) {
         seen.add(flag);
-        result.push(candidate(flag, option.description));
+        const choices = option.argChoices ? ` (${option.argChoices.join(', ')})` : '';
+        result.push(candidate(flag, `${option.description}${choices}`));
       }
     }
   }

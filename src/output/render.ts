@@ -19,6 +19,8 @@ export async function renderRows<T>(
   rows: readonly T[],
   mode: Exclude<OutputMode, 'json'>,
   colors: Palette,
+  /** A table's width at most (the terminal's): the widest cells are cut short with …. */
+  maxWidth?: number,
 ): Promise<string> {
   if (mode === 'tsv') {
     // escapeForTerminal turns tabs and newlines into \u0009 and \u000a, so a value can never
@@ -37,15 +39,55 @@ export async function renderRows<T>(
     // No rule between rows: a long list should fill the screen with pets, not lines.
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
   });
-  for (const row of rows) {
+  const cells = rows.map((row) => columns.map((column) => escapeForTerminal(column.text(row))));
+  const widths = fitWidths(
+    columns.map((column, i) => Math.max(width(column.title), ...cells.map((r) => width(r[i]!)))),
+    columns.map((column) => width(column.title)),
+    maxWidth,
+  );
+  for (const [r, row] of rows.entries()) {
     table.push(
-      columns.map((column) => {
-        const text = escapeForTerminal(column.text(row));
+      columns.map((column, i) => {
+        const text = truncate(cells[r]![i]!, widths[i]!);
         return column.color ? column.color(row, text, colors) : text;
       }),
     );
   }
   return `${table.toString()}\n`;
+}
+
+/** Characters as a terminal counts columns, near enough: code points. */
+function width(text: string): number {
+  return [...text].length;
+}
+
+function truncate(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+/**
+ * Column widths that fit `maxWidth` with cli-table3's borders and padding (3 per column, 1
+ * more): the widest column gives way first, never below its title.
+ */
+export function fitWidths(
+  natural: readonly number[],
+  minimum: readonly number[],
+  maxWidth: number | undefined,
+): number[] {
+  const widths = [...natural];
+  if (maxWidth === undefined) return widths;
+  let excess = widths.reduce((sum, w) => sum + w + 3, 1) - maxWidth;
+  while (excess > 0) {
+    let widest = -1;
+    for (const [i, w] of widths.entries()) {
+      if (w > minimum[i]! && (widest === -1 || w > widths[widest]!)) widest = i;
+    }
+    if (widest === -1) break;
+    widths[widest]!--;
+    excess--;
+  }
+  return widths;
 }
 
 /** Label and value pairs, one per line: aligned on a terminal, tab-separated in a pipe. */
@@ -86,7 +128,8 @@ export async function renderPets(
   pets: readonly Pet[],
   mode: Exclude<OutputMode, 'json'>,
   colors: Palette,
+  maxWidth?: number,
 ): Promise<string> {
   if (pets.length === 0) return '';
-  return renderRows(PET_COLUMNS, pets, mode, colors);
+  return renderRows(PET_COLUMNS, pets, mode, colors, maxWidth);
 }

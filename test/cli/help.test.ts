@@ -54,9 +54,33 @@ describe('help', () => {
     [['lsit'], 'Did you mean list?'],
     [['list', '--stauts', 'sold'], 'Did you mean --status?'],
     [['profile', 'sett'], 'Did you mean set?'],
+    [['-v'], 'Did you mean -V (--version)?'],
+    [['list', '-Q'], 'Did you mean -q (--quiet)?'],
+    [['help', 'exit-code'], 'Did you mean pets help exit-codes?'],
+    [['help', 'profile', 'st'], 'Did you mean pets help profile set?'],
   ])('a typo in %j suggests the right word on one line', async (args, suggestion) => {
     const result = await runMain(args, env());
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n')[0]).toContain(`(${suggestion})`);
+  });
+
+  it('every command lists the global options too, as gh lists inherited flags', async () => {
+    for (const command of ['list', 'add', 'get', 'profile show', 'sandbox']) {
+      const help = (await runMain([...command.split(' '), '--help'], env())).stdout;
+      const global = help.slice(help.indexOf('Global Options:'));
+      expect(help).toContain('Global Options:');
+      for (const flag of ['--json', '--profile <name>', '-q, --quiet', '--no-input']) {
+        expect(global).toContain(flag);
+      }
+    }
+  });
+
+  it.each([
+    ['list', '--status', 'choices: "available", "pending", "sold"'],
+    ['add', '--format', 'choices: "ndjson", "json", "csv"'],
+    ['sandbox', '--plan', 'choices: "free", "pro", "business", "unlimited"'],
+  ])('%s --help lists the values of %s', async (command, _flag, choices) => {
+    const help = (await runMain([command, '--help'], env())).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(choices);
   });
 });

@@ -167,7 +167,7 @@ describe('flags', () => {
 
   it('gives flags with their descriptions', () => {
     const [status] = complete(program, ['list', '--st'], { profiles: () => [] });
-    expect(status?.description).toMatch(/available, pending or sold/);
+    expect(status?.description).toMatch(/\(available, pending, sold\)/);
   });
 });
 

@@ -11,6 +11,7 @@ export interface IoOptions {
   stdoutIsTTY?: boolean;
   stderrIsTTY?: boolean;
   stdinIsTTY?: boolean;
+  stdoutColumns?: number;
 }
 
 /** An Io that records what a command writes; not a terminal unless told. */
@@ -24,6 +25,7 @@ export function captureIo(options: IoOptions = {}): CapturedIo {
     stdoutIsTTY: options.stdoutIsTTY ?? false,
     stderrIsTTY: options.stderrIsTTY ?? false,
     stdinIsTTY: options.stdinIsTTY ?? false,
+    stdoutColumns: options.stdoutColumns,
     out: () => stdout,
     err: () => stderr,
   };

@@ -21,7 +21,13 @@ describe('argument parsers', () => {
   it.each(['available', 'pending', 'sold'])('status %s is accepted', (text) =>
     expect(parseStatus(text)).toBe(text),
   );
-  it.each(['Available', 'lost', ''])('status %j is refused, naming the allowed values', (text) => {
+  it.each([
+    ['Available', 'available'],
+    ['SOLD', 'sold'],
+  ])('status %s is accepted in any case, as %s', (text, status) =>
+    expect(parseStatus(text)).toBe(status),
+  );
+  it.each(['lost', ''])('status %j is refused, naming the allowed values', (text) => {
     expect(() => parseStatus(text)).toThrow(/available, pending, sold/);
   });
 

@@ -3,7 +3,8 @@ import { UsageError } from '../../errors.js';
 
 export type InputFormat = 'ndjson' | 'json' | 'csv';
 
-const FORMATS: readonly InputFormat[] = ['ndjson', 'json', 'csv'];
+export const INPUT_FORMATS: readonly InputFormat[] = ['ndjson', 'json', 'csv'];
+const FORMATS = INPUT_FORMATS;
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, InputFormat>> = {
   '.ndjson': 'ndjson',

@@ -1,0 +1,127 @@
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { fitWidths } from '../../src/output/render.js';
+import { apiEnv } from '../helpers/api-env.js';
+import { runMain } from '../helpers/run-main.js';
+
+const LONG_NAME = `Bartholomew ${'the very long named '.repeat(8)}cat`.slice(0, 160);
+
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ plan: 'unlimited', seed: 24 });
+  env = apiEnv(sandbox, { NO_COLOR: '1' });
+  const added = await runMain(['add', '--name', LONG_NAME, '--category-id', '7', '-q'], env);
+  expect(added.code).toBe(0);
+});
+afterAll(() => sandbox.close());
+
+const columns = (text: string) => text.split('\n').map((line) => [...line].length);
+
+describe('a long name in a table', () => {
+  it.each([60, 80, 120])('fits a terminal %i columns wide, cut short with …', async (width) => {
+    const result = await runMain(['list', '--limit', '100'], env, {
+      stdoutIsTTY: true,
+      stdoutColumns: width,
+    });
+    expect(result.code).toBe(0);
+    expect(Math.max(...columns(result.stdout))).toBeLessThanOrEqual(width);
+    expect(result.stdout).toContain('…');
+    expect(result.stdout).not.toContain(LONG_NAME);
+    expect(result.stdout).toMatch(/│ Bartholomew the very/);
+  });
+
+  it('is whole in a pipe and in JSON', async () => {
+    const tsv = await runMain(['list', '--limit', '100'], env);
+    expect(tsv.stdout).toContain(`\t${LONG_NAME}\t`);
+    const json = await runMain(['list', '--limit', '100', '--json'], env);
+    expect(JSON.parse(json.stdout).map((p: { name: string }) => p.name)).toContain(LONG_NAME);
+  });
+
+  it('leaves a table that fits as it is', async () => {
+    const result = await runMain(['list', '--limit', '3'], env, {
+      stdoutIsTTY: true,
+      stdoutColumns: 200,
+    });
+    expect(result.stdout).not.toContain('…');
+  });
+});
+
+describe('fitWidths', () => {
+  it('takes from the widest column first, never below the minimum', () => {
+    // 4 columns: borders and padding take 13.
+    expect(fitWidths([5, 160, 8, 9], [2, 4, 8, 6], 60)).toEqual([5, 25, 8, 9]);
+    expect(fitWidths([5, 40, 30, 9], [2, 4, 8, 6], 60)).toEqual([5, 16, 17, 9]);
+    expect(fitWidths([5, 160], [5, 10], 10)).toEqual([5, 10]);
+    expect(fitWidths([5, 160], [5, 10], undefined)).toEqual([5, 160]);
+  });
+});
+
+describe('a full page of pets', () => {
+  const hint = 'Showing 20, a full page: more may exist. --limit goes up to 100.';
+
+  it('gets a dim hint on a terminal', async () => {
+    const result = await runMain(['list'], apiEnv(sandbox), { stderrIsTTY: true });
+    expect(result.stderr).toContain(`\u001b[2m${hint}\u001b[22m`);
+  });
+
+  it('gets none in a pipe, with -q, with --json, or when the page is not full', async () => {
+    expect((await runMain(['list'], env)).stderr).not.toContain('Showing');
+    expect((await runMain(['list', '-q'], env, { stderrIsTTY: true })).stderr).toBe('');
+    const json = await runMain(['list', '--json'], env, { stderrIsTTY: true });
+    expect(json.stderr).not.toContain('Showing');
+    const all = await runMain(['list', '--limit', '50'], env, { stderrIsTTY: true });
+    expect(all.stderr).not.toContain('Showing');
+  });
+
+  it('at --limit 100 says that is the most one request returns', async () => {
+    const big = await startSandbox({ plan: 'unlimited', seed: 100 });
+    try {
+      const result = await runMain(['list', '--limit', '100'], apiEnv(big, { NO_COLOR: '1' }), {
+        stderrIsTTY: true,
+      });
+      expect(result.stderr).toContain('Showing 100, the most one request returns');
+    } finally {
+      await big.close();
+    }
+  });
+});
+
+describe('choices in any case', () => {
+  it('accepts --status Available and sends available', async () => {
+    const result = await runMain(['list', '--status', 'Available', '--json'], env);
+    expect(result.code).toBe(0);
+    const pets = JSON.parse(result.stdout) as Array<{ status?: string }>;
+    expect(pets.length).toBeGreaterThan(0);
+    expect(pets.every((pet) => pet.status === 'available')).toBe(true);
+  });
+
+  it('refuses a status that is none of them, listing the values', async () => {
+    const result = await runMain(['list', '--status', 'lost'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('It must be one of available, pending, sold.');
+  });
+
+  it('accepts --format CSV and --plan PRO', async () => {
+    const format = await runMain(
+      ['add', '--file', '-', '--format', 'CSV', '--journal', join(tmpdir(), 'never-written')],
+      env,
+      { stdin: '' },
+    );
+    expect(format.stderr).not.toContain('--format');
+    // A busy port stops the sandbox right after its options were accepted.
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((busy.address() as { port: number }).port);
+      const plan = await runMain(['sandbox', '--plan', 'PRO', '--port', port], env);
+      expect(plan.stderr).toContain(`port ${port} is in use`);
+    } finally {
+      busy.close();
+    }
+  });
+});
