@@ -13,7 +13,8 @@
 // that runs on first use, not a file of its own. Each file is minified CommonJS, since Node
 // starts a CommonJS file about 8 ms sooner than an ES module.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { createHash } from 'node:crypto';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
@@ -126,7 +127,7 @@ function linker(outfile, external) {
 }
 
 /** Bundles `entry` into `outfile`; returns the source files it took in. */
-async function bundle(entry, outfile, external = new Map()) {
+async function bundle(entry, outfile, external = new Map(), define = {}) {
   const result = await build({
     absWorkingDir: root,
     entryPoints: [entry],
@@ -142,7 +143,7 @@ async function bundle(entry, outfile, external = new Map()) {
     // Written in, so that `pets --version` reads no file.
     // esbuildDetection: undici then leaves its experimental HTTP/1 parser (milo) out and
     // uses llhttp alone, the parser Node itself ships.
-    define: { __PETS_VERSION__: JSON.stringify(version), esbuildDetection: 'true' },
+    define: { __PETS_VERSION__: JSON.stringify(version), esbuildDetection: 'true', ...define },
     plugins: [linker(outfile, external)],
     metafile: true,
     logLevel: 'warning',
@@ -164,12 +165,23 @@ for (const vendor of vendors) {
   if (own.length > 0) throw new Error(`${vendor.name} would copy ${own.join(', ')}`);
 }
 
+const stackInputs = await bundle('src/cli/cli-stack.ts', cliStack, vendorFiles);
+// What main.js may load, each with a hash of its content: the compile cache names its entries
+// by it (src/cli/compile-cache.ts), since V8 takes cached code for any source of one length.
+const fileHashes = Object.fromEntries(
+  [cliStack, ...vendorFiles.values()].map((file) => [
+    basename(file),
+    createHash('sha256').update(readFileSync(file)).digest('hex').slice(0, 16),
+  ]),
+);
+if (Object.keys(fileHashes).length !== vendorFiles.size + 1)
+  throw new Error('two files share a name');
 const mainInputs = await bundle(
   'src/cli/main.ts',
   main,
   new Map([[join(root, 'src/cli/cli-stack.ts'), cliStack]]),
+  { __PETS_FILE_HASHES__: JSON.stringify(fileHashes) },
 );
-const stackInputs = await bundle('src/cli/cli-stack.ts', cliStack, vendorFiles);
 // main.js may share only stateless helpers with cli-stack.js, for the same reason.
 const shared = new Set([
   'src/version.ts',

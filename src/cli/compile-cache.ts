@@ -1,16 +1,25 @@
 import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
+  type Stats,
 } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { cacheDir, type Env } from '../config/paths.js';
+
+// The build writes in a SHA-256 prefix of each file main.js may load (src/build/bundle.mjs):
+// hashing them here would cost more than the cache saves. Run from source, there is none.
+declare const __PETS_FILE_HASHES__: Readonly<Record<string, string>> | undefined;
 
 interface LoadingModule {
   exports: unknown;
@@ -28,37 +37,34 @@ type Compile = (this: LoadingModule, content: string, filename: string) => unkno
 
 /**
  * Keeps V8's compiled code for the files pets loads from here on, so that later runs skip
- * compiling them: once the bundle is lean, compiling is the largest start-up cost left
- * (about 15 ms of `pets list`). Node 22 does this itself (module.enableCompileCache); on
- * Node 20 pets compiles its CommonJS files through vm.Script with cached data, as
- * v8-compile-cache did. NODE_DISABLE_COMPILE_CACHE turns both off, as it does in Node 22.
+ * compiling them: once the bundle is lean, compiling is the largest start-up cost left. pets
+ * compiles its CommonJS files through vm.Script with cached data, as v8-compile-cache did, on
+ * every Node: Node's own module.enableCompileCache() keeps only top-level code, and measured
+ * slower. NODE_DISABLE_COMPILE_CACHE turns it off, as it does Node's.
+ *
+ * Cached code runs as pets's own, so the cache is used only when nobody else can write it:
+ * its folders and entries must be the user's, and writable by nobody else. V8 accepts cached
+ * data made for any source of the same length, so an entry is named by its file's content.
  *
  * V8 caches the functions a run has compiled, and `pets --help` and `pets list` compile
  * different ones of the same file, so each kind of run (`kind`, as "list") has entries of its
  * own: one shared entry would hold only what the first run needed.
  */
 export function enableCompileCache(env: Env, kind: string): void {
-  if (env.NODE_DISABLE_COMPILE_CACHE) return;
-  const dir = join(cacheDir(env), `compile-${process.version}-${process.arch}`);
-  const native = (Module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
-  if (native) {
-    native(dir);
-    return;
-  }
+  const hashes = typeof __PETS_FILE_HASHES__ === 'object' ? __PETS_FILE_HASHES__ : undefined;
+  if (env.NODE_DISABLE_COMPILE_CACHE || !hashes) return;
+  const root = cacheDir(env);
+  const dir = join(root, `compile-${process.version}-${process.arch}`);
+  if (!ownFolder(root) || !ownFolder(dir)) return;
   const proto = Module.prototype as unknown as { _compile: Compile };
   const compile = proto._compile;
   const compiled: Array<{ path: string; script: Script }> = [];
   proto._compile = function compileWithCache(this: LoadingModule, content, filename) {
-    let path: string;
-    try {
-      // V8 checks only a source's length, so the entry's name carries the file's mtime too.
-      const { size, mtimeMs } = statSync(filename);
-      const file = `${basename(filename)}-${pathHash(filename)}`;
-      path = join(dir, `${file}-${size}-${Math.trunc(mtimeMs)}-${kind}`);
-    } catch {
-      return compile.call(this, content, filename);
-    }
-    const cachedData = readIfThere(path);
+    const file = basename(filename);
+    const contentHash = hashes[file];
+    if (!contentHash) return compile.call(this, content, filename);
+    const path = join(dir, `${file}-${pathHash(filename)}-${contentHash}-${kind}`);
+    const cachedData = readOwnFile(path);
     const script = new Script(Module.wrap(content), { filename, cachedData });
     if (!cachedData || script.cachedDataRejected) compiled.push({ path, script });
     const wrapper = script.runInThisContext() as CommonJsWrapper;
@@ -75,22 +81,49 @@ export function enableCompileCache(env: Env, kind: string): void {
   process.once('exit', () => save(dir, compiled));
 }
 
-function readIfThere(path: string): Buffer | undefined {
+/** Owned by this user, and writable by nobody else: another user could plant code there. */
+function ownedSafely(stats: Stats): boolean {
+  const uid = process.getuid?.();
+  return (uid === undefined || stats.uid === uid) && (stats.mode & 0o022) === 0;
+}
+
+/** The folder as a real folder of this user's, made 0700 if it was not there. */
+function ownFolder(path: string): boolean {
   try {
-    return readFileSync(path);
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    const stats = lstatSync(path);
+    return stats.isDirectory() && ownedSafely(stats);
+  } catch {
+    return false;
+  }
+}
+
+/** An entry's bytes, when it is a regular file (not a link) that only this user can write. */
+function readOwnFile(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
     return undefined;
+  }
+  try {
+    const stats = fstatSync(fd);
+    return stats.isFile() && ownedSafely(stats) ? readFileSync(fd) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
 function save(dir: string, compiled: ReadonlyArray<{ path: string; script: Script }>): void {
   if (compiled.length === 0) return;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const { path, script } of compiled) {
-      // By rename, so that a pets starting meanwhile reads a whole entry or none.
+      // By rename, so that a pets starting meanwhile reads a whole entry or none; the rename
+      // also replaces an entry that was refused for its owner or mode.
       const temp = `${path}.${process.pid}.tmp`;
-      writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
+      writeFileSync(temp, script.createCachedData(), { mode: 0o600, flag: 'wx' });
       renameSync(temp, path);
     }
     removeStale(dir, compiled);
@@ -109,8 +142,8 @@ function pathHash(path: string): string {
   return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
-// An entry's name: the file (name and place), its size and mtime (its build), the run's kind.
-const ENTRY = /^(.+\.js-[0-9a-f]{8})-(\d+-\d+)-/;
+// An entry's name: the file (name and place), its content's hash (its build), the run's kind.
+const ENTRY = /^(.+\.js-[0-9a-f]{8})-([0-9a-f]{16})-/;
 
 /** Entries for another build of a file just cached: left by an upgrade, never read again. */
 function removeStale(dir: string, compiled: ReadonlyArray<{ path: string }>): void {

@@ -1,26 +1,56 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import Module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
-import { runBinary } from '../helpers/run-binary.js';
-
-// On Node 22 and later, Node keeps the cache itself, in its own layout.
-const ownCache = !('enableCompileCache' in Module);
+import { removeAfterTest, tempConfigDir } from '../helpers/config-dir.js';
+import { BIN, runBinary } from '../helpers/run-binary.js';
 
 function cacheEnv() {
   const cacheHome = mkdtempSync(join(tmpdir(), 'pets-cache-'));
-  afterEach(() => rmSync(cacheHome, { recursive: true, force: true }));
+  removeAfterTest(cacheHome);
   const dir = join(cacheHome, 'pets', `compile-${process.version}-${process.arch}`);
   return { dir, env: { XDG_CACHE_HOME: cacheHome, PETS_CONFIG_DIR: tempConfigDir() } };
+}
+
+const CLI_STACK = join(BIN, '../../dist/cli/cli-stack.js');
+const isRoot = process.getuid?.() === 0;
+
+/**
+ * Cached data for code of the same length as cli-stack.js that prints PLANTED: V8 checks only
+ * a source's length, so it runs in place of pets when the cache hands it over.
+ */
+function plantedEntry(): Buffer {
+  const real = Module.wrap(readFileSync(CLI_STACK, 'utf8'));
+  const evil =
+    "(function(){process.getBuiltinModule('node:fs').writeSync(1,'PLANTED\\n');process.exit(0)})";
+  const source = evil + ' '.repeat(real.length - evil.length);
+  // Made by the Node that runs pets, with no V8 flags, as `pets --help` runs.
+  const make =
+    "const {Script}=require('node:vm');const source=require('node:fs').readFileSync(0,'utf8');" +
+    'process.stdout.write(new Script(source,{filename:process.argv[1]}).createCachedData().toString("base64"))';
+  return Buffer.from(
+    execFileSync(process.execPath, ['-e', make, CLI_STACK], { input: source, encoding: 'utf8' }),
+    'base64',
+  );
 }
 
 const mtimes = (dir: string) =>
   Object.fromEntries(readdirSync(dir).map((name) => [name, statSync(join(dir, name)).mtimeMs]));
 
-describe.runIf(ownCache)('the compile cache', () => {
+describe('the compile cache', () => {
   let sandbox: RunningSandbox;
   beforeAll(async () => {
     sandbox = await startSandbox({ plan: 'unlimited' });
@@ -33,7 +63,7 @@ describe.runIf(ownCache)('the compile cache', () => {
     expect(first.code).toBe(0);
     const entries = readdirSync(dir);
     expect(entries).toEqual([
-      expect.stringMatching(/^cli-stack\.js-[0-9a-f]{8}-\d+-\d+-pets-help$/),
+      expect.stringMatching(/^cli-stack\.js-[0-9a-f]{8}-[0-9a-f]{16}-pets-help$/),
     ]);
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     for (const name of entries) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
@@ -66,7 +96,7 @@ describe.runIf(ownCache)('the compile cache', () => {
       PETS_BASE_URL: sandbox.baseUrl,
       PETS_API_KEY: sandbox.key,
     });
-    const kinds = readdirSync(dir).map((name) => name.replace(/-[0-9a-f]{8}-\d+-\d+-/, ' '));
+    const kinds = readdirSync(dir).map((name) => name.replace(/-[0-9a-f]{8}-[0-9a-f]{16}-/, ' '));
     expect(kinds.sort()).toEqual([
       'cli-stack.js list',
       'cli-stack.js pets-help',
@@ -79,10 +109,11 @@ describe.runIf(ownCache)('the compile cache', () => {
     const { dir, env } = cacheEnv();
     await runBinary(['--help'], env);
     const [current] = readdirSync(dir);
-    const [, file, hash] = /^(.+\.js)-([0-9a-f]{8})-/.exec(current!)!;
-    const older = `${file}-${hash}-1-2-list`;
-    const otherInstall = `${file}-${hash === '00000000' ? '00000001' : '00000000'}-1-2-list`;
-    const otherFile = `undici.js-${hash}-1-2-list`;
+    const [, file, place, build] = /^(.+\.js)-([0-9a-f]{8})-([0-9a-f]{16})-/.exec(current!)!;
+    const otherBuild = build === '0'.repeat(16) ? '1'.repeat(16) : '0'.repeat(16);
+    const older = `${file}-${place}-${otherBuild}-list`;
+    const otherInstall = `${file}-${place === '00000000' ? '00000001' : '00000000'}-${otherBuild}-list`;
+    const otherFile = `undici.js-${place}-${otherBuild}-list`;
     for (const name of [older, otherInstall, otherFile]) writeFileSync(join(dir, name), '');
     rmSync(join(dir, current!));
 
@@ -102,10 +133,64 @@ describe.runIf(ownCache)('the compile cache', () => {
     expect(readFileSync(join(dir, victim!)).equals(garbage)).toBe(false);
   });
 
-  it('is off with NODE_DISABLE_COMPILE_CACHE, as in Node 22', async () => {
+  it("is off with NODE_DISABLE_COMPILE_CACHE, as Node's is", async () => {
     const { dir, env } = cacheEnv();
     const run = await runBinary(['--help'], { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(run.code).toBe(0);
     expect(() => readdirSync(dir)).toThrow(/ENOENT/);
+  });
+
+  describe('never runs code another user could have planted', () => {
+    /** Runs --help once, then puts the planted entry where the cache looks for cli-stack.js. */
+    async function plant() {
+      const { dir, env } = cacheEnv();
+      const honest = await runBinary(['--help'], env);
+      const [entry] = readdirSync(dir);
+      writeFileSync(join(dir, entry!), plantedEntry(), { mode: 0o600 });
+      return { dir, env, entry: join(dir, entry!), honest };
+    }
+
+    it("(the planted entry is code V8 would run, were it the user's own)", async () => {
+      const { env } = await plant();
+      expect((await runBinary(['--help'], env)).stdout).toBe('PLANTED\n');
+    });
+
+    it('refuses a cache folder that others can write', async () => {
+      const { dir, env, honest } = await plant();
+      chmodSync(dir, 0o777);
+      expect(await runBinary(['--help'], env)).toEqual(honest);
+    });
+
+    it('refuses an entry that others can write', async () => {
+      const { env, entry, honest } = await plant();
+      chmodSync(entry, 0o666);
+      expect(await runBinary(['--help'], env)).toEqual(honest);
+    });
+
+    it.runIf(isRoot)('refuses a folder or an entry owned by another user', async () => {
+      const { dir, env, entry, honest } = await plant();
+      chownSync(entry, 65534, 65534);
+      expect(await runBinary(['--help'], env)).toEqual(honest);
+      chownSync(entry, 0, 0);
+      chownSync(dir, 65534, 65534);
+      expect(await runBinary(['--help'], env)).toEqual(honest);
+    });
+
+    it('refuses an entry that is a link', async () => {
+      const { dir, env, entry, honest } = await plant();
+      const elsewhere = join(dir, '..', 'elsewhere');
+      writeFileSync(elsewhere, readFileSync(entry), { mode: 0o600 });
+      rmSync(entry);
+      execFileSync('ln', ['-s', elsewhere, entry]);
+      expect(await runBinary(['--help'], env)).toEqual(honest);
+    });
+
+    it('makes a missing cache folder 0700', async () => {
+      const { dir, env } = cacheEnv();
+      mkdirSync(join(dir, '..', '..'), { recursive: true });
+      await runBinary(['--help'], env);
+      expect(statSync(join(dir, '..')).mode & 0o777).toBe(0o700);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+    });
   });
 });
