@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../errors.js';
+import { escapeForTerminal } from '../output/terminal-text.js';
+import type { SandboxAnswer } from '../sandbox/index.js';
 import {
   choiceOption,
   parseChoice,
@@ -9,6 +11,7 @@ import {
   parsePositiveInteger,
 } from './arguments.js';
 import { examples, type SessionSource } from './program.js';
+import type { Session } from './session.js';
 
 const PLAN_NAMES = ['free', 'pro', 'business', 'unlimited'] as const;
 type PlanChoice = (typeof PLAN_NAMES)[number];
@@ -31,6 +34,20 @@ function listenProblem(error: unknown, flags: { host: string; port: number }): E
     });
   }
   return undefined;
+}
+
+/** Writes each answer as `12:00:01 GET /v1/pets?limit=5 200 remaining 59`, dimmed. */
+async function requestLogger(run: Session): Promise<(answer: SandboxAnswer) => void> {
+  const colors = await run.stderrColors();
+  return ({ method, path, status, remaining }) => {
+    const time = new Date(run.deps.clock.now()).toTimeString().slice(0, 8);
+    const color =
+      status >= 500 || status === 429 ? colors.red : status >= 400 ? colors.yellow : colors.green;
+    run.deps.io.stderr.write(
+      `${colors.dim(time)} ${escapeForTerminal(`${method} ${path}`)} ${color(String(status))}` +
+        `${colors.dim(remaining === null ? '' : ` remaining ${remaining}`)}\n`,
+    );
+  };
 }
 
 interface SandboxFlags {
@@ -74,6 +91,8 @@ export function registerSandboxCommand(program: Command, session: SessionSource)
     .action(async (flags: SandboxFlags) => {
       const run = session();
       const { startSandbox } = await import('../sandbox/index.js');
+      // One line per request for a person watching; none in a pipe, with --quiet or --json.
+      const log = run.showsProgress && run.mode !== 'json' ? await requestLogger(run) : undefined;
       const sandbox = await startSandbox({
         host: flags.host,
         port: flags.port,
@@ -84,6 +103,7 @@ export function registerSandboxCommand(program: Command, session: SessionSource)
         firstId: flags.firstId,
         dataFile: flags.data,
         key: flags.key,
+        onAnswer: log && ((answer) => log(answer)),
       }).catch((error: unknown) => {
         throw listenProblem(error, flags) ?? error;
       });
@@ -122,6 +142,10 @@ export function registerSandboxCommand(program: Command, session: SessionSource)
         );
       } finally {
         await sandbox.close();
+      }
+      const answered = sandbox.requestLog.length;
+      if (run.mode !== 'json') {
+        run.notice(`Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`);
       }
     });
 }

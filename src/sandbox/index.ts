@@ -3,4 +3,9 @@
 
 export { PLANS, isPlanName, type PlanLimits, type PlanName } from './plans.js';
 export { startSandbox } from './server.js';
-export type { RunningSandbox, SandboxOptions, SandboxRequestLogEntry } from './types.js';
+export type {
+  RunningSandbox,
+  SandboxAnswer,
+  SandboxOptions,
+  SandboxRequestLogEntry,
+} from './types.js';

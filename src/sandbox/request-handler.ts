@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RATE_LIMIT_HEADERS } from '../api/contract.js';
 import { hasBearerKey } from './auth.js';
 import { getPetDeprecationHeaders } from './deprecation.js';
 import { MAX_BODY_BYTES, createPet, getPet, listPets } from './pet-handlers.js';
@@ -9,7 +10,7 @@ import type { RateLimiterPool } from './rate-limiter-pool.js';
 import { readBody } from './read-body.js';
 import { errorResponse, writeResponse, type HeaderMap, type SandboxResponse } from './responses.js';
 import { matchRoute, splitTarget } from './routes.js';
-import type { SandboxRequestLogEntry } from './types.js';
+import type { SandboxAnswer, SandboxRequestLogEntry } from './types.js';
 
 export interface SandboxState {
   store: PetStore;
@@ -20,6 +21,7 @@ export interface SandboxState {
   now: () => number;
   requestLog: SandboxRequestLogEntry[];
   isClosing: () => boolean;
+  onAnswer?: (answer: SandboxAnswer) => void;
 }
 
 const UNAUTHORIZED_MESSAGE =
@@ -92,6 +94,13 @@ export function createRequestHandler(
         // still gets its answer, and then its connection ends instead of idling.
         if (state.isClosing()) headers.connection = 'close';
         writeResponse(res, response, headers);
+        const remaining = headers[RATE_LIMIT_HEADERS.remaining];
+        state.onAnswer?.({
+          method: entry.method,
+          path: entry.path,
+          status: entry.status,
+          remaining: remaining === undefined ? null : Number(remaining),
+        });
       })
       .catch(() => res.destroy());
   };

@@ -53,6 +53,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       now: config.now,
       requestLog,
       isClosing: () => closing !== undefined,
+      onAnswer: options.onAnswer,
     }),
   );
   // A connection that was busy when close() came goes idle once its answer is out; close it

@@ -26,6 +26,18 @@ export interface SandboxOptions {
   banSeconds?: number;
   /** Clock in ms since the epoch; the sandbox reads time only from here. Default Date.now. */
   now?: () => number;
+  /** Told of each answer as it goes out, for a log. */
+  onAnswer?: (answer: SandboxAnswer) => void;
+}
+
+/** One answered request, as a log line shows it. */
+export interface SandboxAnswer {
+  method: string;
+  /** The request target as sent: path and query. */
+  path: string;
+  status: number;
+  /** X-RateLimit-Remaining as answered; null when the plan has no limit. */
+  remaining: number | null;
 }
 
 export interface SandboxRequestLogEntry {
