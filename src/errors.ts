@@ -92,6 +92,14 @@ export class NetworkError extends PetsError {
     this.requestMayHaveArrived = details.requestMayHaveArrived;
   }
 
+  /**
+   * Whether trying again can help: not after a timeout (the server already had --timeout
+   * seconds) nor a certificate error (the same certificate comes back).
+   */
+  get worthRetrying(): boolean {
+    return this.code !== 'timeout' && this.code !== 'certificate_untrusted';
+  }
+
   /** The same failure, saying how many attempts met it when there was more than one. */
   afterAttempts(attempts: number): NetworkError {
     if (attempts < 2) return this;

@@ -108,6 +108,37 @@ async function readBody(
   return Buffer.concat(chunks, size).toString('utf8');
 }
 
+/**
+ * Why the server's certificate was refused, for the TLS codes Node gives (OpenSSL's names, and
+ * Node's own for a host name the certificate does not cover), or undefined for any other error.
+ */
+function certificateProblem(code: string, url: string): string | undefined {
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `it is not for ${new URL(url).hostname}`;
+  if (code === 'CERT_HAS_EXPIRED') return 'it has expired';
+  if (code === 'CERT_NOT_YET_VALID') return 'it is not valid yet';
+  if (code === 'CERT_REVOKED') return 'it has been revoked';
+  if (/CERT|_SIGNATURE|_ISSUER/.test(code)) return 'no trusted CA signed it';
+  return undefined;
+}
+
+/**
+ * A certificate error is final: trying again meets the same certificate. The handshake failed
+ * before the request was written, so nothing reached the server.
+ */
+function certificateError(req: HttpRequest, error: unknown, code: string, problem: string) {
+  return new NetworkError(
+    'certificate_untrusted',
+    `${req.method} ${req.url} failed: the server's certificate is not trusted: ${problem} (${code})`,
+    {
+      hint:
+        'If the server uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem; ' +
+        'otherwise check the base URL (`pets profile show`).',
+      cause: error,
+      requestMayHaveArrived: false,
+    },
+  );
+}
+
 function networkError(
   req: HttpRequest,
   error: unknown,
@@ -115,6 +146,8 @@ function networkError(
   timeoutMs: number,
 ): NetworkError {
   const code = (error as { code?: unknown } | null)?.code;
+  const problem = typeof code === 'string' ? certificateProblem(code, req.url) : undefined;
+  if (problem) return certificateError(req, error, code as string, problem);
   const reason = timedOut
     ? `no response within ${timeoutMs / 1000} s`
     : typeof code === 'string'

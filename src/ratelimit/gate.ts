@@ -74,9 +74,7 @@ export class RateGate {
       try {
         response = await this.options.send(request);
       } catch (error) {
-        // A timeout is final: the server already had --timeout seconds, and trying again
-        // would multiply the wait a hung server costs.
-        if (!(error instanceof NetworkError) || error.code === 'timeout') throw error;
+        if (!(error instanceof NetworkError) || !error.worthRetrying) throw error;
         const outcome = { kind: 'network', mayHaveArrived: error.requestMayHaveArrived } as const;
         const attempts = networkAttempts(error.code);
         const giveUp = error.afterAttempts(attempt);
