@@ -29,7 +29,7 @@ interface AddFlags extends Partial<AddFileFlags> {
  */
 async function fullPageHint(run: Session, shown: number, limit: number | undefined) {
   const page = limit ?? LIST_LIMIT.default;
-  if (!run.showsProgress || shown === 0 || shown < page) return;
+  if (!run.showsHints || shown === 0 || shown < page) return;
   const { dim } = await run.stderrColors();
   run.deps.io.stderr.write(
     `${dim(

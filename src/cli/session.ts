@@ -55,6 +55,14 @@ export class Session {
     return this.deps.io.stderrIsTTY && !this.globals.quiet;
   }
 
+  /**
+   * Hints about what is shown (which environment, a full page): for a person reading the
+   * output at a terminal, so neither stream may be a pipe, and not with --quiet.
+   */
+  get showsHints(): boolean {
+    return this.deps.io.stdoutIsTTY && this.showsProgress;
+  }
+
   /** Whether a question may be asked: a terminal on stdin, and no --no-input. */
   get canPrompt(): boolean {
     return this.deps.io.stdinIsTTY && this.globals.input !== false;
@@ -75,7 +83,7 @@ export class Session {
    * mistakes production's answer for staging's. Nothing in a pipe or with --quiet.
    */
   async environmentLine(target: ApiTarget): Promise<void> {
-    if (!this.showsProgress) return;
+    if (!this.showsHints) return;
     const colors = await this.stderrColors();
     const host = new URL(target.baseUrl).host;
     this.deps.io.stderr.write(`${colors.dim(escapeForTerminal(`${target.profile} · ${host}`))}\n`);

@@ -14,7 +14,12 @@ function isLoopback(hostname: string): boolean {
  * Checks a base URL: https anywhere, plain http only to this machine, since the key travels in
  * every request. Returns it without a trailing slash.
  */
-export function checkBaseUrl(text: string, origin: string): string {
+export function checkBaseUrl(
+  text: string,
+  origin: string,
+  /** How to put the corrected address in place: by default, just the address. */
+  use: (fixed: string) => string = (fixed) => `Use: ${fixed}`,
+): string {
   const refuse = (why: string) =>
     new UsageError(`${origin}: ${why}`, {
       hint: "Give the API's address ending in /v1, e.g. https://api.example.com/v1.",
@@ -39,7 +44,7 @@ export function checkBaseUrl(text: string, origin: string): string {
   // Without /v1 every path is wrong, and the 404s read as "no such pet" (exit 3) to scripts.
   if (!url.pathname.replace(/\/+$/, '').endsWith('/v1')) {
     throw new UsageError(`${origin}: the address must end in /v1 (the API's version)`, {
-      hint: `Use: ${withV1(href)}`,
+      hint: use(withV1(href)),
     });
   }
   return href;

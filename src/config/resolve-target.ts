@@ -55,11 +55,10 @@ export interface EffectiveSettings {
   keySource: 'environment' | 'config' | null;
 }
 
+/** The settings as found, unchecked: listing them must work even when one is wrong. */
 export function effectiveSettings(data: ConfigData, profile: string, env: Env): EffectiveSettings {
   const saved = data.profiles[profile] ?? {};
-  const baseUrl = env.PETS_BASE_URL
-    ? checkBaseUrl(env.PETS_BASE_URL, 'PETS_BASE_URL')
-    : saved.baseUrl;
+  const baseUrl = env.PETS_BASE_URL || saved.baseUrl;
   const apiKey = env.PETS_API_KEY || saved.apiKey;
   return {
     baseUrl,
@@ -69,6 +68,23 @@ export function effectiveSettings(data: ConfigData, profile: string, env: Env): 
   };
 }
 
+/**
+ * The address checked before anything is sent. A saved one is checked again: one saved before
+ * the checks were this strict (or edited by hand) would otherwise fail every command with a
+ * misleading 404.
+ */
+function checkedBaseUrl(profile: string, settings: EffectiveSettings): string | undefined {
+  if (!settings.baseUrl) return undefined;
+  if (settings.baseUrlSource === 'environment') {
+    return checkBaseUrl(settings.baseUrl, 'PETS_BASE_URL');
+  }
+  return checkBaseUrl(
+    settings.baseUrl,
+    `the base URL of profile "${profile}"`,
+    (fixed) => `Run: pets profile set ${profile} --base-url ${fixed}`,
+  );
+}
+
 /** The profile, base URL and key a request goes out with. Flag > environment > config. */
 export function resolveTarget(
   data: ConfigData,
@@ -76,7 +92,9 @@ export function resolveTarget(
   env: Env,
 ): ApiTarget {
   const { name: profile, source: profileSource } = chooseProfileWithSource(data, profileFlag, env);
-  const { baseUrl, baseUrlSource, apiKey, keySource } = effectiveSettings(data, profile, env);
+  const settings = effectiveSettings(data, profile, env);
+  const { baseUrlSource, apiKey, keySource } = settings;
+  const baseUrl = checkedBaseUrl(profile, settings);
   if (!baseUrl) {
     throw new UsageError(
       `profile "${profile}" has no base URL`,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
@@ -165,14 +165,18 @@ describe('the environment line of reads', () => {
     const listed = await run(['list'], {}, { stderrIsTTY: true, stdoutIsTTY: true });
     expect(listed.code).toBe(0);
     expect(listed.stderr.split('\n')[0]).toBe(`\u001b[2mproduction · ${host}\u001b[22m`);
-    const quota = await run(['quota'], {}, { stderrIsTTY: true });
+    const quota = await run(['quota'], {}, { stderrIsTTY: true, stdoutIsTTY: true });
     expect(quota.stderr).toContain(`production · ${host}`);
+    const got = await run(['get', '1'], {}, { stderrIsTTY: true, stdoutIsTTY: true });
+    expect(got.stderr).toContain(`production · ${host}`);
   });
 
-  it('is absent in a pipe and with -q', async () => {
+  it('is absent in a pipe (either stream) and with -q', async () => {
     const piped = await run(['list']);
     expect(piped.stderr).not.toContain('production ·');
-    const quiet = await run(['list', '-q'], {}, { stderrIsTTY: true });
+    const stdoutPiped = await run(['list'], {}, { stderrIsTTY: true });
+    expect(stdoutPiped.stderr).not.toContain('production ·');
+    const quiet = await run(['list', '-q'], {}, { stderrIsTTY: true, stdoutIsTTY: true });
     expect(quiet.stderr).not.toContain('production ·');
   });
 });
@@ -192,6 +196,22 @@ describe('a base URL without /v1', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('PETS_BASE_URL');
     expect(result.stderr).toContain(`Use: ${sandbox.baseUrl}`);
+  });
+});
+
+describe('a saved base URL without /v1 (an old or hand-edited config)', () => {
+  it('is refused before sending, with the command that fixes it; listing still works', async () => {
+    const path = join(dir, 'config.json');
+    const config = JSON.parse(readFileSync(path, 'utf8'));
+    config.profiles.production.baseUrl = 'http://127.0.0.1:8082';
+    writeFileSync(path, JSON.stringify(config));
+    const result = await run(['list']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('the base URL of profile "production"');
+    expect(result.stderr).toContain(
+      'Run: pets profile set production --base-url http://127.0.0.1:8082/v1',
+    );
+    expect((await run(['profile', 'list'])).code).toBe(0);
   });
 });
 

@@ -65,16 +65,26 @@ describe('a full page of pets', () => {
   const hint = 'Showing 20, a full page: more may exist. --limit goes up to 100.';
 
   it('gets a dim hint on a terminal', async () => {
-    const result = await runMain(['list'], apiEnv(sandbox), { stderrIsTTY: true });
+    const result = await runMain(['list'], apiEnv(sandbox), {
+      stderrIsTTY: true,
+      stdoutIsTTY: true,
+    });
     expect(result.stderr).toContain(`\u001b[2m${hint}\u001b[22m`);
+    const piped = await runMain(['list'], apiEnv(sandbox), { stderrIsTTY: true });
+    expect(piped.stderr).not.toContain('Showing');
   });
 
   it('gets none in a pipe, with -q, with --json, or when the page is not full', async () => {
     expect((await runMain(['list'], env)).stderr).not.toContain('Showing');
-    expect((await runMain(['list', '-q'], env, { stderrIsTTY: true })).stderr).toBe('');
-    const json = await runMain(['list', '--json'], env, { stderrIsTTY: true });
+    expect(
+      (await runMain(['list', '-q'], env, { stderrIsTTY: true, stdoutIsTTY: true })).stderr,
+    ).toBe('');
+    const json = await runMain(['list', '--json'], env, { stderrIsTTY: true, stdoutIsTTY: true });
     expect(json.stderr).not.toContain('Showing');
-    const all = await runMain(['list', '--limit', '50'], env, { stderrIsTTY: true });
+    const all = await runMain(['list', '--limit', '50'], env, {
+      stderrIsTTY: true,
+      stdoutIsTTY: true,
+    });
     expect(all.stderr).not.toContain('Showing');
   });
 
@@ -83,6 +93,7 @@ describe('a full page of pets', () => {
     try {
       const result = await runMain(['list', '--limit', '100'], apiEnv(big, { NO_COLOR: '1' }), {
         stderrIsTTY: true,
+        stdoutIsTTY: true,
       });
       expect(result.stderr).toContain('Showing 100, the most one request returns');
     } finally {
