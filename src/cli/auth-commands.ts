@@ -62,8 +62,9 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
         { config: await run.config(), env: run.deps.env },
       );
       run.notice(`Saved the key ${saved.key} for profile "${saved.profile}".`);
-      if (run.deps.env.PETS_API_KEY)
-        run.notice('Note: PETS_API_KEY is set and overrides the saved key.');
+      if (run.deps.env.PETS_API_KEY) {
+        await run.warn('PETS_API_KEY is set and overrides the saved key until it is unset.');
+      }
     });
 
   auth

@@ -13,6 +13,8 @@ export interface ProgressStats {
   /** The wait under way for a send slot, if any. */
   waitMs?: number;
   waitReason?: string;
+  /** Records sent per second lately; the whole run's average when not given. */
+  recentRate?: number;
 }
 
 const BAR_WIDTH = 20;
@@ -25,7 +27,7 @@ const BAR_WIDTH = 20;
 export function renderProgress(stats: ProgressStats): string {
   const elapsedS = Math.max(0.001, (stats.nowMs - stats.startedAtMs) / 1000);
   const skipped = stats.skipped ?? 0;
-  const rate = (stats.done - skipped) / elapsedS;
+  const rate = stats.recentRate ?? (stats.done - skipped) / elapsedS;
   const parts: string[] = [];
   if (stats.total !== undefined && stats.total > 0) {
     const share = Math.min(1, stats.done / stats.total);
@@ -53,12 +55,18 @@ export function renderProgress(stats: ProgressStats): string {
 }
 
 const REDRAW_MS = 100;
+// The rate is measured over this much of the recent past: a batch starts with a burst of
+// the quota the server grants at once and then goes at the paced rate, which the ETA must
+// follow.
+const RATE_WINDOW_MS = 10_000;
 
 /** Draws the progress line on a terminal's stderr, at most ten times a second. */
 export class ProgressLine {
   private stats: ProgressStats;
   private lastDrawMs = -Infinity;
   private waitEndsAtMs?: number;
+  /** When each record sent in the last RATE_WINDOW_MS was done. */
+  private recentSends: number[] = [];
 
   constructor(
     private readonly stderr: Output,
@@ -72,7 +80,18 @@ export class ProgressLine {
   advance(skipped = false): void {
     this.stats.done++;
     if (skipped) this.stats.skipped = (this.stats.skipped ?? 0) + 1;
+    else this.recentSends.push(this.clock.now());
     this.draw(false);
+  }
+
+  /** Records sent per second over the last RATE_WINDOW_MS (or the run so far, if shorter). */
+  private recentRate(now: number): number {
+    const since = now - RATE_WINDOW_MS;
+    let old = 0;
+    while (old < this.recentSends.length && this.recentSends[old]! <= since) old++;
+    if (old > 0) this.recentSends.splice(0, old);
+    const spanMs = Math.min(RATE_WINDOW_MS, now - this.stats.startedAtMs);
+    return this.recentSends.length / Math.max(0.001, spanMs / 1000);
   }
 
   /** A waiter for the rate gate that shows the wait on this line instead of a countdown of its own. */
@@ -95,6 +114,7 @@ export class ProgressLine {
     this.lastDrawMs = now;
     this.stats.nowMs = now;
     this.stats.waitMs = this.waitEndsAtMs === undefined ? undefined : this.waitEndsAtMs - now;
+    this.stats.recentRate = this.recentRate(now);
     this.stderr.write(`\r\u001b[2K${renderProgress(this.stats)}`);
   }
 

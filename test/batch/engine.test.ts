@@ -6,7 +6,7 @@ import { openJournal } from '../../src/batch/journal.js';
 import { planRecord } from '../../src/batch/plan.js';
 import { recordHash } from '../../src/batch/record-hash.js';
 import { runBatch } from '../../src/batch/run-batch.js';
-import { renderProgress } from '../../src/cli/progress.js';
+import { ProgressLine, renderProgress } from '../../src/cli/progress.js';
 import { defaultConcurrency } from '../../src/cli/batch-concurrency.js';
 
 async function* numbers(count: number) {
@@ -211,4 +211,46 @@ describe('defaultConcurrency', () => {
     [{ quota: { limit: 300 } }, 5],
     [{ quota: { limit: 100_000 } }, 16],
   ])('%j → %i', (state, expected) => expect(defaultConcurrency(state)).toBe(expected));
+});
+
+describe('ProgressLine', () => {
+  /** A progress line on a fake clock; `shown()` is the last line drawn. */
+  function line(total: number) {
+    let now = 0;
+    let written = '';
+    const clock = { now: () => now, sleep: async () => {} };
+    const progress = new ProgressLine({ write: (text: string) => (written += text) }, clock, total);
+    return {
+      progress,
+      at: (ms: number) => (now = ms),
+      shown: () => {
+        progress.draw(true);
+        return written.split('\r\u001b[2K').at(-1);
+      },
+    };
+  }
+
+  it('rates the records sent lately, so the ETA follows the pace after a burst', () => {
+    const { progress, at, shown } = line(200);
+    // The quota granted at once: 60 in half a second, then the paced 1 a second.
+    for (let i = 0; i < 60; i++) {
+      at(i * 8);
+      progress.advance();
+    }
+    for (let s = 1; s <= 20; s++) {
+      at(s * 1000);
+      progress.advance();
+    }
+    expect(shown()).toBe('80/200 [########............] 40% · 1.0/s · ETA 2 min');
+  });
+
+  it('leaves skipped records out of the rate and the ETA', () => {
+    const { progress, at, shown } = line(100);
+    for (let i = 0; i < 40; i++) progress.advance(true);
+    for (let s = 1; s <= 5; s++) {
+      at(s * 1000);
+      progress.advance();
+    }
+    expect(shown()).toBe('45/100 [#########...........] 45% · 40 skipped · 1.0/s · ETA 55 s');
+  });
 });

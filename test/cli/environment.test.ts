@@ -63,6 +63,17 @@ describe('profile use under an overriding environment', () => {
     expect(quiet.stderr).toBe('');
   });
 
+  it('auth login warns that PETS_API_KEY overrides the key it saved', async () => {
+    const login = await run(
+      ['auth', 'login', '--with-key'],
+      { PETS_API_KEY: 'x'.repeat(20) },
+      {},
+      'saved_key_value_123456\n',
+    );
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain('warning: PETS_API_KEY is set and overrides the saved key');
+  });
+
   it('colours warning: as error: is coloured, on a terminal', async () => {
     const used = await run(
       ['profile', 'use', 'staging'],
