@@ -191,6 +191,7 @@ export function registerProfileCommands(program: Command, session: SessionSource
       const config = await run.config();
       const saved = savedProfile(name, { config });
       if (saved.protected) {
+        await run.protectedBadge({ ...saved, profile: name });
         const where = saved.baseUrl ? ` (${new URL(saved.baseUrl).host})` : '';
         await confirmProtectedProfile(run, {
           profile: name,

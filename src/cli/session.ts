@@ -69,12 +69,16 @@ export class Session {
   }
 
   /** The one-line warning before a create on a protected profile. */
-  async protectedBadge(target: ApiTarget): Promise<void> {
+  async protectedBadge(target: {
+    profile: string;
+    baseUrl: string | null;
+    protected: boolean;
+  }): Promise<void> {
     if (!target.protected || this.globals.quiet) return;
-    const host = new URL(target.baseUrl).host;
+    const host = target.baseUrl ? ` ${escapeForTerminal(new URL(target.baseUrl).host)}` : '';
     const colors = await this.stderrColors();
     this.deps.io.stderr.write(
-      `${colors.badge(' PROTECTED ')} ${colors.bold(escapeForTerminal(target.profile))} ${escapeForTerminal(host)}\n`,
+      `${colors.badge(' PROTECTED ')} ${colors.bold(escapeForTerminal(target.profile))}${host}\n`,
     );
   }
 

@@ -246,6 +246,7 @@ describe('profile remove of a protected profile', () => {
     const host = new URL(sandbox.baseUrl).host;
     const wrong = await run(['profile', 'remove', 'production'], {}, { stdinIsTTY: true }, 'yes\n');
     expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(` PROTECTED  production ${host}\n`);
     expect(wrong.stderr).toContain(`Clear protected profile "production" (${host})? Type its name`);
     expect(wrong.stderr).toContain('nothing was changed');
     const typed = await run(

@@ -35,21 +35,31 @@ describe.skipIf(!hasScript)('auth login on a terminal', () => {
   });
 });
 
-/** Runs pets on a pseudo-terminal; `answer` is called with the screen so far as it grows. */
+/**
+ * Runs pets on a pseudo-terminal; `answer` is called with the screen so far as it grows. The
+ * shell execs pets, so that Ctrl-C reaches pets alone and the exit code is pets's own.
+ */
 async function onTerminal(
   args: string,
   env: Record<string, string>,
   answer: (screen: string, type: (text: string) => void) => void,
 ): Promise<{ code: number | null; screen: string }> {
-  const child = spawn('script', ['-qefc', `"${process.execPath}" "${BIN}" ${args}`, '/dev/null'], {
-    env: { PATH: process.env.PATH, TERM: 'xterm', ...env },
-  });
+  const child = spawn(
+    'script',
+    ['-qefc', `exec "${process.execPath}" "${BIN}" ${args}`, '/dev/null'],
+    {
+      env: { PATH: process.env.PATH, TERM: 'xterm', ...env },
+    },
+  );
   let screen = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => {
     screen += text;
     answer(screen, (typed) => child.stdin.write(typed));
   });
+  // A pets that ignores Ctrl-C must fail the test, not outlive it.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 15_000);
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(guard);
   return { code, screen };
 }
 
@@ -104,6 +114,34 @@ describe.skipIf(!hasScript)('auth login --with-key with a terminal on stdin', ()
     expect(code).toBe(2);
     expect(screen).toContain('arrow keys or other editing keys');
     expect(screen).not.toContain('Saved the key');
+  });
+});
+
+describe.skipIf(!hasScript)('pets sandbox on a terminal', () => {
+  it('logs each request, and says it stopped on the first Ctrl-C', async () => {
+    let asked = false;
+    let stopped = false;
+    const { code, screen } = await onTerminal(
+      'sandbox --no-save-profile --seed 2',
+      { PETS_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' },
+      (seen, type) => {
+        const key = /Key: (\S+)/.exec(seen)?.[1];
+        const baseUrl = /(http:\/\/\S+\/v1)/.exec(seen)?.[1];
+        if (!asked && key && baseUrl && seen.includes('Press Ctrl-C')) {
+          asked = true;
+          void fetch(`${baseUrl}/pets?limit=1`, {
+            headers: { authorization: `Bearer ${key}` },
+          }).then((reply) => reply.arrayBuffer());
+        }
+        if (!stopped && /GET \/v1\/pets\?limit=1 200 remaining 59/.test(seen)) {
+          stopped = true;
+          type('\u0003');
+        }
+      },
+    );
+    expect(code).toBe(0);
+    expect(screen).toMatch(/\d\d:\d\d:\d\d GET \/v1\/pets\?limit=1 200 remaining 59/);
+    expect(screen).toContain('Sandbox stopped after 1 request.');
   });
 });
 
