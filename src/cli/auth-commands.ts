@@ -61,7 +61,12 @@ export function registerAuthCommands(program: Command, session: SessionSource): 
         { profileFlag: run.globals.profile, key },
         { config: await run.config(), env: run.deps.env },
       );
-      run.notice(`Saved the key ${saved.key} for profile "${saved.profile}".`);
+      // The host is named so that a planted or mistyped base URL is seen before the key goes there.
+      run.notice(
+        saved.baseUrl
+          ? `Saved the key ${saved.key} for profile "${saved.profile}", which sends it to ${new URL(saved.baseUrl).host}.`
+          : `Saved the key ${saved.key} for profile "${saved.profile}", which has no base URL yet: run \`pets profile set ${saved.profile} --base-url https://<host>/v1\`.`,
+      );
       if (run.deps.env.PETS_API_KEY) {
         await run.warn('PETS_API_KEY is set and overrides the saved key until it is unset.');
       }

@@ -1,5 +1,6 @@
 import type { ApiTarget, PetsApi } from '../api/client.js';
 import { keyHint } from '../config/key-hint.js';
+import { keyProblem } from '../config/key-check.js';
 import type { Env } from '../config/paths.js';
 import { chooseProfile } from '../config/resolve-target.js';
 import type { ConfigStore } from '../config/store.js';
@@ -10,20 +11,20 @@ type ConfigDeps = { config: ConfigStore };
 export async function login(
   options: { profileFlag?: string; key: string },
   deps: ConfigDeps & { env: Env },
-): Promise<{ profile: string; key: string }> {
+): Promise<{ profile: string; key: string; baseUrl: string | undefined }> {
   const key = options.key.trim();
   if (key === '') throw new UsageError('the API key is empty', { hint: 'Nothing was saved.' });
-  if (/\s/.test(key)) {
-    throw new UsageError('the API key contains white space', {
+  const problem = keyProblem(key);
+  if (problem) {
+    throw new UsageError(`the API key ${problem}`, {
       hint: 'Check what was pasted; nothing was saved.',
     });
   }
-  const profile = await deps.config.update((data) => {
+  return deps.config.update((data) => {
     const name = chooseProfile(data, options.profileFlag, deps.env);
     data.profiles[name] = { ...data.profiles[name], apiKey: key };
-    return name;
+    return { profile: name, key: keyHint(key), baseUrl: data.profiles[name].baseUrl };
   });
-  return { profile, key: keyHint(key) };
 }
 
 export async function logout(

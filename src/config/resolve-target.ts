@@ -1,6 +1,7 @@
 import type { ApiTarget } from '../api/client.js';
 import { AuthError, UsageError } from '../errors.js';
 import { checkBaseUrl } from './base-url.js';
+import { keyProblem } from './key-check.js';
 import type { Env } from './paths.js';
 import { isProtected, type ConfigData } from './store.js';
 
@@ -106,6 +107,21 @@ export function resolveTarget(
     throw new AuthError('no_api_key', `there is no API key for profile "${profile}"`, {
       hint: `Run \`pets auth login --profile ${profile}\`, or set PETS_API_KEY.`,
     });
+  }
+  const problem = keyProblem(apiKey);
+  if (problem) {
+    throw new AuthError(
+      'invalid_api_key',
+      keySource === 'environment'
+        ? `PETS_API_KEY ${problem}; nothing was sent`
+        : `the API key of profile "${profile}" ${problem}; nothing was sent`,
+      {
+        hint:
+          keySource === 'environment'
+            ? 'Check how PETS_API_KEY is set (a CR from a Windows file, a pasted character).'
+            : `Run \`pets auth login --profile ${profile}\` to store a valid key.`,
+      },
+    );
   }
   return {
     profile,

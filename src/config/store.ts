@@ -1,7 +1,8 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Conf } from './conf.js';
 import { ConfigFileError, UsageError } from '../errors.js';
+import { checkConfigFolder, readOwnedFile } from './owned-files.js';
 
 export interface Profile {
   baseUrl?: string;
@@ -40,23 +41,20 @@ export function checkProfileName(name: string): string {
 }
 
 /**
- * Opens the config in `dir` (created 0700), stored by conf with file mode 0600. Reading
+ * Opens the config in `dir` (created 0700), stored by conf with file mode 0600. A folder or
+ * file another user owns or can write is refused (owned-files.ts). Reading
  * needs no conf: the file is plain JSON, and conf's import (ajv and all) costs start-up
  * time that read-only commands should not pay. conf is loaded for the first write.
  */
 export function openConfigStore(dir: string): ConfigStore {
   const path = join(dir, 'config.json');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  checkConfigFolder(dir);
   let conf: Promise<Conf<Record<string, unknown>>> | undefined;
 
   const read = (): ConfigData => {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return normalize({}, path);
-      throw new ConfigFileError(path, 'cannot be read');
-    }
+    const text = readOwnedFile(path);
+    if (text === undefined) return normalize({}, path);
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -78,14 +76,22 @@ export function openConfigStore(dir: string): ConfigStore {
     ]);
     const release = await lock(`${path}.lock`);
     try {
+      // Read under the lock, and checked: not a link, the current user's, writable by no one
+      // else. conf then writes a temporary file and renames it over this one, as this user.
       const data = read();
       const result = change(data);
-      conf ??= import('./conf.js').then(
-        ({ Conf }) =>
-          new Conf({ cwd: dir, configName: 'config', configFileMode: 0o600, projectSuffix: '' }),
-      );
-      (await conf).store = { ...data };
-      await chmod(path, 0o600);
+      try {
+        conf ??= import('./conf.js').then(
+          ({ Conf }) =>
+            new Conf({ cwd: dir, configName: 'config', configFileMode: 0o600, projectSuffix: '' }),
+        );
+        (await conf).store = { ...data };
+        await chmod(path, 0o600);
+      } catch (error) {
+        // conf's parse errors quote the file, keys included: say only what failed.
+        const code = (error as NodeJS.ErrnoException | null)?.code;
+        throw new ConfigFileError(path, `cannot be written${code ? ` (${code})` : ''}`);
+      }
       return result;
     } finally {
       await release();

@@ -27,7 +27,9 @@ describe.skipIf(!hasScript)('auth login on a terminal', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(0);
     expect(screen).toContain('API key (input hidden):');
-    expect(screen).toContain('Saved the key ****5678 for profile "production".');
+    expect(screen).toContain(
+      'Saved the key ****5678 for profile "production", which has no base URL yet',
+    );
     expect(screen).not.toContain('CANARY');
     expect(
       JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.production.apiKey,
