@@ -31,6 +31,13 @@ export abstract class PetsError extends Error {
     this.retryAfter = details.retryAfter;
     this.resetAt = details.resetAt;
   }
+
+  /** Ends the message with what became of the request, e.g. of a create; `hint` replaces the hint. */
+  withOutcome(outcome: string, hint?: string): this {
+    this.message = `${this.message}; ${outcome}`;
+    if (hint !== undefined) (this as { hint: string | undefined }).hint = hint;
+    return this;
+  }
 }
 
 /** Exit 1: a failure not listed elsewhere, such as a 400 from the server. */

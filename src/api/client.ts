@@ -12,6 +12,7 @@ import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from
 import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
 import type { GateState } from '../ratelimit/policy.js';
 import type { NewPet, Pet, PetStatus } from './contract.js';
+import { withCreateOutcome } from './create-outcome.js';
 import { ContractViolation, readErrorBody, readPet, readPets } from './validate.js';
 
 /** Where requests go and as whom: the resolved profile. */
@@ -78,9 +79,14 @@ export class PetsApi {
     return this.checked('GET', url, () => readPets(body));
   }
 
+  /** A failure says whether the pet may have been created (create-outcome.ts). */
   async createPet(pet: NewPet, options: CallOptions = {}): Promise<Pet> {
-    const { body, url } = await this.call('POST', '/pets', pet, options);
-    return this.checked('POST', url, () => readPet(body));
+    try {
+      const { body, url } = await this.call('POST', '/pets', pet, options);
+      return this.checked('POST', url, () => readPet(body));
+    } catch (error) {
+      throw withCreateOutcome(error, pet);
+    }
   }
 
   async getPet(id: bigint, options: CallOptions = {}): Promise<GetPetResult> {
@@ -181,17 +187,10 @@ export class PetsApi {
     }
     if (status === 429) return this.rateLimited(request, response, code, said);
     if (status >= 500) {
-      // A create that failed inside the server may still have been stored.
-      const mayHaveCreated = method === 'POST' ? '; the pet may have been created' : '';
       return new ServerError(
         code ?? 'server_error',
-        `${request}: the server failed (${status})${said}${mayHaveCreated}`,
-        {
-          status,
-          hint: mayHaveCreated
-            ? 'Check with `pets list` before adding it again.'
-            : 'Try again later.',
-        },
+        `${request}: the server failed (${status})${said}`,
+        { status, hint: 'Try again later.' },
       );
     }
     if (status >= 300 && status < 400) {

@@ -42,7 +42,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     const { colorEnabled, palette, describeError, writeError } = await reportFailure();
     const interrupted = ownDeps.signal.aborted && !(error instanceof CommanderError);
     const report = describeError(
-      interrupted ? new InterruptedError() : error,
+      interrupted && !(error instanceof InterruptedError) ? new InterruptedError() : error,
       argv.includes('--debug'),
     );
     // A usage error can come before commander has parsed --json, so look for it directly.

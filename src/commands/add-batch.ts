@@ -106,7 +106,11 @@ export async function addBatch(
         const reported = {
           ...errorJson(error),
           code: 'outcome_unknown',
-          message: `${error.message} (the pet may have been created)`,
+          // The client has said so of every failure but an interrupt.
+          message:
+            error instanceof InterruptedError
+              ? `${error.message} (the pet may have been created)`
+              : error.message,
         };
         options.journal.append({ line, hash, outcome: 'unknown', error: reported });
         unknownInARow++;

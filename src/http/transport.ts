@@ -48,8 +48,14 @@ export function createTransport(options: TransportOptions): Transport {
   });
 
   async function send(req: HttpRequest): Promise<HttpResponse> {
-    // undici's own connect, headers and body timeouts bound the request; they cost far less
-    // per request than a timer and an AbortController of our own.
+    // undici's timeouts bound each phase, and its body timeout only the silence between two
+    // chunks: a server trickling a byte a second would never trip it. One deadline bounds
+    // connect, headers and body together, and Ctrl-C still cancels at once.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+    const cancel = () => deadline.abort();
+    req.signal?.addEventListener('abort', cancel, { once: true });
+    if (req.signal?.aborted) cancel();
     try {
       // What undici's index does for request(url, options): split the URL, call on the agent.
       const url = new URL(req.url);
@@ -59,9 +65,10 @@ export function createTransport(options: TransportOptions): Transport {
         method: req.method,
         headers: req.headers,
         body: req.body,
-        signal: req.signal,
+        signal: deadline.signal,
       });
-      const text = await readBody(response.body, response.headers, options.maxBodyBytes, req);
+      const bytes = await readBody(response.body, response.headers, options.maxBodyBytes, req);
+      const text = decodeBody(bytes, response.statusCode, req);
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
       if (req.signal?.aborted) throw new InterruptedError(true);
@@ -70,9 +77,12 @@ export function createTransport(options: TransportOptions): Transport {
       throw networkError(
         req,
         error,
-        typeof code === 'string' && TIMEOUTS.has(code),
+        deadline.signal.aborted || (typeof code === 'string' && TIMEOUTS.has(code)),
         options.timeoutMs,
       );
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', cancel);
     }
   }
 
@@ -80,11 +90,11 @@ export function createTransport(options: TransportOptions): Transport {
 }
 
 async function readBody(
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown; text(): Promise<string> },
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
   headers: HttpResponse['headers'],
   maxBytes: number,
   req: HttpRequest,
-): Promise<string> {
+): Promise<Buffer> {
   const tooLarge = () => {
     body.destroy();
     return new ServerError(
@@ -95,9 +105,6 @@ async function readBody(
   };
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  // A declared length within the cap is enforced by undici, so read it in one go; only a
-  // body of unknown length is counted chunk by chunk.
-  if (headers['content-length'] !== undefined && Number.isFinite(declared)) return body.text();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -105,7 +112,26 @@ async function readBody(
     if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  return Buffer.concat(chunks, size);
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A contract answer is UTF-8: bytes that are not would otherwise turn silently into U+FFFD
+ * in names. An error body is read leniently, since only its message is shown.
+ */
+function decodeBody(bytes: Buffer, status: number, req: HttpRequest): string {
+  if (status < 200 || status > 299) return bytes.toString('utf8');
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ServerError(
+      'bad_response',
+      `${req.method} ${req.url}: the answer is not valid UTF-8 (${status})`,
+      { hint: 'Check that the base URL points at the Animal Store API v1.', status },
+    );
+  }
 }
 
 /**
@@ -156,18 +182,13 @@ function networkError(
         ? error.message
         : 'unknown network error';
   const neverConnected = typeof code === 'string' && NEVER_CONNECTED.has(code);
-  const mayHaveCreated = req.method === 'POST' && !neverConnected;
   const refused = code === 'ECONNREFUSED';
+  // What a failed create means for the pet is said by the client (api/create-outcome.ts).
   return new NetworkError(
     timedOut ? 'timeout' : refused ? 'connection_refused' : 'network_error',
-    `${req.method} ${req.url} failed: ${refused ? 'connection refused (ECONNREFUSED)' : reason}` +
-      (mayHaveCreated
-        ? '. The request may have reached the server: the pet may have been created'
-        : ''),
+    `${req.method} ${req.url} failed: ${refused ? 'connection refused (ECONNREFUSED)' : reason}`,
     {
-      hint: mayHaveCreated
-        ? 'Check with `pets list` before adding it again.'
-        : networkHint(req.url, timedOut, refused),
+      hint: networkHint(req.url, timedOut, refused),
       cause: error,
       requestMayHaveArrived: !neverConnected,
     },

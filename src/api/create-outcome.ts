@@ -1,0 +1,51 @@
+import { InterruptedError, NetworkError, PetsError, ServerError } from '../errors.js';
+import type { NewPet } from './contract.js';
+
+/**
+ * Whether a failed create may still have stored the pet: the request may have reached the
+ * server and no clear refusal came back (a reset or timeout after sending, a 5xx, an
+ * unreadable 201, Ctrl-C after sending).
+ */
+export function mayHaveCreated(error: unknown): boolean {
+  if (error instanceof NetworkError) return error.requestMayHaveArrived;
+  if (error instanceof InterruptedError) return error.requestSent;
+  return error instanceof ServerError;
+}
+
+function checkHint(pet: NewPet): string {
+  return `Check with \`pets list --limit 100\` whether "${pet.name}" is there before adding it again.`;
+}
+
+/**
+ * A failure that came back from the server or the network, its message ending with "the pet
+ * may have been created" when that is so: for `add` and each record of a batch alike.
+ * An interrupt is left alone: a batch reports it as a whole (see `withAddOutcome`).
+ */
+export function withCreateOutcome(error: unknown, pet: NewPet): unknown {
+  if (error instanceof PetsError && !(error instanceof InterruptedError) && mayHaveCreated(error)) {
+    return error.withOutcome('the pet may have been created', checkHint(pet));
+  }
+  return error;
+}
+
+/**
+ * The error of a single `add`, which always says which case it is: the pet may have been
+ * created (said by the client, or here for Ctrl-C after sending), or it was not.
+ */
+export function withAddOutcome(error: unknown, pet: NewPet): unknown {
+  if (!(error instanceof PetsError)) return error;
+  if (error instanceof InterruptedError) {
+    return error.requestSent
+      ? error.withOutcome(
+          'the request had been sent: the pet may have been created',
+          checkHint(pet),
+        )
+      : error.withOutcome('nothing was sent: the pet was not created');
+  }
+  if (mayHaveCreated(error)) return error;
+  return error.withOutcome(
+    error instanceof NetworkError
+      ? 'nothing reached the server: the pet was not created'
+      : 'the pet was not created',
+  );
+}
