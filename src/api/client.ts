@@ -6,6 +6,7 @@ import {
   RequestFailedError,
   ServerError,
 } from '../errors.js';
+import { redact } from '../redact.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import { parseRateLimit } from '../http/rate-limit-headers.js';
 import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
@@ -133,6 +134,11 @@ export class PetsApi {
     return { body, url, response };
   }
 
+  /** `text` from the server without this run's key, should the server echo it. */
+  private redacted(text: string): string {
+    return redact(text, [this.options.target.apiKey]);
+  }
+
   /** Runs a contract check, turning a violation into exit 7 that names the request. */
   private checked<T>(method: HttpMethod, url: string, check: () => T): T {
     try {
@@ -143,7 +149,7 @@ export class PetsApi {
           error instanceof JsonSyntaxError ? 'is not valid JSON' : 'breaks the API contract';
         throw new ServerError(
           'bad_response',
-          `${method} ${url}: the answer ${what}: ${error.message}`,
+          `${method} ${url}: the answer ${what}: ${this.redacted(error.message)}`,
           {
             hint: 'Check that the base URL points at the Animal Store API v1.',
           },
@@ -160,9 +166,10 @@ export class PetsApi {
     say: { notFound?: string },
   ): PetsError {
     const { status } = response;
+    // The server's words reach messages, the journal and the state file: never with the key.
     const serverError = parseErrorBody(response.text);
-    const said = serverError ? `: ${serverError.message}` : '';
-    const code = serverError?.code;
+    const said = serverError ? `: ${this.redacted(serverError.message)}` : '';
+    const code = serverError && this.redacted(serverError.code);
     const request = `${method} ${url}`;
 
     if (status === 401) {
@@ -197,7 +204,7 @@ export class PetsApi {
       const location = headerValue(response.headers, 'location');
       return new ServerError(
         'unexpected_redirect',
-        `${request}: the server redirected (${status})${location ? ` to ${location}` : ''}`,
+        `${request}: the server redirected (${status})${location ? ` to ${this.redacted(location)}` : ''}`,
         {
           status,
           hint: "pets does not follow redirects, so the key never goes to another address: fix the profile's base URL.",

@@ -3,6 +3,7 @@ import { CommanderError } from 'commander';
 import { PetsError, UsageError } from '../errors.js';
 import { stringifyJson } from '../json/int64-json.js';
 import { escapeForTerminal } from '../output/terminal-text.js';
+import { redact } from '../redact.js';
 import type { Output } from './deps.js';
 
 export interface ErrorReport {
@@ -66,15 +67,6 @@ function toReport(error: PetsError): ErrorReport {
     retryAfter: error.retryAfter,
     resetAt: error.resetAt,
   };
-}
-
-/** Replaces every known key with *** so that no path can print one. */
-export function redact(text: string, secrets: Iterable<string>): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) result = result.split(secret).join('***');
-  }
-  return result;
 }
 
 export function writeError(

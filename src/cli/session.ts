@@ -5,7 +5,8 @@ import type { Waiter } from '../ratelimit/gate.js';
 import { colorEnabled, palette, type Palette } from '../output/color.js';
 import { chooseMode, type OutputMode } from '../output/mode.js';
 import { escapeForTerminal } from '../output/terminal-text.js';
-import type { Deps } from './deps.js';
+import { redact } from '../redact.js';
+import type { Deps, Io, Output } from './deps.js';
 
 /** The global options, as commander parsed them. */
 export interface GlobalOptions {
@@ -20,17 +21,36 @@ export interface GlobalOptions {
   input: boolean;
 }
 
+/**
+ * `io` with stdout and stderr passed through the redaction errors use, so that a key a
+ * server echoes (in a record's error, a pet's name, a header in the trace) never shows.
+ * The rest of `io` is reached through it: stdin is a getter that must stay lazy.
+ */
+function redactingIo(io: Io, secrets: ReadonlySet<string>): Io {
+  const clean = (output: Output): Output => ({
+    write: (text: string) => output.write(secrets.size ? redact(text, secrets) : text),
+  });
+  return Object.create(io, {
+    stdout: { value: clean(io.stdout) },
+    stderr: { value: clean(io.stderr) },
+  }) as Io;
+}
+
 /** One run of pets: its deps, its global options, what it has learned and how it will exit. */
 export class Session {
   exitCode = 0;
   /** Every key this run has handled, so that no message can ever print one. */
   readonly secrets = new Set<string>();
 
+  /** The run's deps, its stdout and stderr redacting every key in `secrets`. */
+  readonly deps: Deps;
+
   constructor(
-    readonly deps: Deps,
+    deps: Deps,
     readonly globals: GlobalOptions,
   ) {
     if (deps.env.PETS_API_KEY) this.secrets.add(deps.env.PETS_API_KEY);
+    this.deps = { ...deps, io: redactingIo(deps.io, this.secrets) };
   }
 
   get mode(): OutputMode {

@@ -197,7 +197,7 @@ describe('a batch says "may have been created" once', () => {
     const file = join(dir, 'pets.ndjson');
     writeFileSync(file, '{"name":"A","categoryId":1}\n');
     const json = await pets('add', '--file', file, '--json', '--yes');
-    const line = JSON.parse(json.stdout.trim().split('\n')[0]);
+    const line = JSON.parse(json.stdout.trim().split('\n')[0] ?? '');
     expect(line.error.message.match(/may have been created/g)).toHaveLength(1);
     const table = await pets('add', '--file', file, '--retry-unknown', '--yes');
     expect(table.stdout.match(/may have been created/g)).toHaveLength(1);
