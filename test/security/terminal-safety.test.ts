@@ -127,3 +127,40 @@ describe('server text never reaches the terminal raw', () => {
     expect(JSON.parse(ndjson.stdout.split('\n')[0] as string).error.message).toContain('pwned');
   });
 });
+
+// Characters that print as nothing make "Rex" and "Re\u200bx" look the same on a terminal.
+const INVISIBLE: Record<string, string> = {
+  'zero-width space U+200B': '\u200b',
+  'BOM U+FEFF': '\ufeff',
+  'tag characters U+E0041, U+E007F': '\u{e0041}\u{e007f}',
+  'Hangul filler U+3164': '\u3164',
+  'interlinear annotation U+FFF9-FFFB': '\ufff9\ufffa\ufffb',
+  'word joiner U+2060': '\u2060',
+};
+const SHOWN_RAW = /[\u200b\u2060\u3164\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/;
+
+describe('invisible characters from the server are shown escaped', () => {
+  it.each(Object.entries(INVISIBLE))('%s', async (_what, invisible) => {
+    const escaped = invisible
+      .split('')
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+      .join('');
+    answer(200, JSON.stringify([{ id: 1, name: `Re${invisible}x`, categoryId: 2 }]));
+    for (const [args, tty] of [
+      [['list', '--no-color'], true],
+      [['list'], false],
+      [['list', '--json'], false],
+    ] as const) {
+      const result = await runMain([...args], env(), { stdoutIsTTY: tty });
+      expect(result.code).toBe(0);
+      expect(result.stdout).not.toMatch(SHOWN_RAW);
+      expect(result.stdout).toContain(`Re${escaped}x`);
+      if (args.includes('--json'))
+        expect(JSON.parse(result.stdout)[0].name).toBe(`Re${invisible}x`);
+    }
+    answer(400, JSON.stringify({ code: 'bad', message: `no ${invisible}`, status: 400 }));
+    const failed = await runMain(['add', '--name', 'A', '--category-id', '1'], env());
+    expect(failed.stderr).toContain(`no ${escaped}`);
+    expect(failed.stderr).not.toMatch(SHOWN_RAW);
+  });
+});
