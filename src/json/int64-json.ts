@@ -21,18 +21,36 @@ const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 // A number that may not fit a double exactly has at least 16 digits in a row.
 const LONG_DIGIT_RUN = /\d{16}/;
 
+export interface ParseOptions {
+  /**
+   * A number written with a fraction or an exponent (1.0, 1e3) becomes NaN, which no integer
+   * check accepts: input records take integers as digits only, as flags and CSV do, instead
+   * of sending 1e3 as 1000.
+   */
+  integersAsDigitsOnly?: boolean;
+}
+
+// A digit followed by a fraction or an exponent, possibly inside a string: then the careful
+// parser looks at each number token.
+const FRACTION_OR_EXPONENT = /\d[.eE]/;
+
 /** Parses JSON text; integers outside ±(2^53-1) become bigint. Errors never quote the input. */
-export function parseJson(text: string): JsonValue {
+export function parseJson(text: string, options: ParseOptions = {}): JsonValue {
+  const digitsOnly = options.integersAsDigitsOnly === true;
   // Without a long digit run JSON.parse is exact and several times faster. Its errors quote
   // the input, so on any failure the careful parser below runs and reports instead.
-  if (!LONG_DIGIT_RUN.test(text) && countOpenings(text) <= MAX_DEPTH) {
+  if (
+    !LONG_DIGIT_RUN.test(text) &&
+    countOpenings(text) <= MAX_DEPTH &&
+    !(digitsOnly && FRACTION_OR_EXPONENT.test(text))
+  ) {
     try {
       return JSON.parse(text) as JsonValue;
     } catch {
       // fall through to the careful parser, for an error that names only a position
     }
   }
-  return parseCarefully(text);
+  return parseCarefully(text, digitsOnly);
 }
 
 /** Brackets opened in all: no more than MAX_DEPTH of them means no deeper nesting either. */
@@ -45,7 +63,7 @@ function countOpenings(text: string): number {
   return count;
 }
 
-function parseCarefully(text: string): JsonValue {
+function parseCarefully(text: string, digitsOnly: boolean): JsonValue {
   let pos = 0;
 
   const fail = (what: string): never => {
@@ -141,7 +159,7 @@ function parseCarefully(text: string): JsonValue {
     if (!match) return fail('invalid number');
     const [token, fraction, exponent] = match;
     pos += token.length;
-    if (fraction !== undefined || exponent !== undefined) return Number(token);
+    if (fraction !== undefined || exponent !== undefined) return digitsOnly ? NaN : Number(token);
     const asNumber = Number(token);
     return Number.isSafeInteger(asNumber) ? asNumber : BigInt(token);
   };

@@ -106,3 +106,32 @@ function splitEvery(text: string, size: number): string[] {
   for (let at = 0; at < text.length; at += size) parts.push(text.slice(at, at + size));
   return parts;
 }
+
+describe('category ids written as a fraction or an exponent', () => {
+  const INTEGER_ONLY = 'categoryId must be an integer within int64';
+
+  it.each(['1e3', '1.0', '1E2', '-0.0', '2e0', '1.5', '9007199254740993.0', '1E+2'])(
+    '%s is refused in NDJSON and JSON, as flags and CSV refuse it, and never sent',
+    async (written) => {
+      const line = `{"name":"Rex","categoryId":${written}}`;
+      const [fromNdjson] = await readAll(line, 'ndjson');
+      expect(fromNdjson?.problem).toBe(INTEGER_ONLY);
+      expect(fromNdjson?.pet).toBeUndefined();
+      const [fromArray] = await readAll(`[${line}]`, 'json');
+      expect(fromArray?.problem).toBe(INTEGER_ONLY);
+      const [fromCsv] = await readAll(`name,categoryId\nRex,${written}\n`, 'csv');
+      expect(fromCsv?.problem).toBe(INTEGER_ONLY);
+    },
+  );
+
+  it('still reads digits, and a name that merely looks like a decimal', async () => {
+    const records = await readAll(
+      '{"name":"v1.0 e5","categoryId":1000}\n{"name":"big","categoryId":9007199254740993}',
+      'ndjson',
+    );
+    expect(records.map((r) => r.pet)).toStrictEqual([
+      { name: 'v1.0 e5', categoryId: 1000n },
+      { name: 'big', categoryId: 9007199254740993n },
+    ]);
+  });
+});

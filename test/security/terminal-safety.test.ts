@@ -155,7 +155,7 @@ describe('invisible characters from the server are shown escaped', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).not.toMatch(SHOWN_RAW);
       expect(result.stdout).toContain(`Re${escaped}x`);
-      if (args.includes('--json'))
+      if ((args as readonly string[]).includes('--json'))
         expect(JSON.parse(result.stdout)[0].name).toBe(`Re${invisible}x`);
     }
     answer(400, JSON.stringify({ code: 'bad', message: `no ${invisible}`, status: 400 }));

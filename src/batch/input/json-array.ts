@@ -37,7 +37,7 @@ export async function* readJsonArrayRecords(
   const text = await readWholeText(chunks);
   let value: JsonValue;
   try {
-    value = parseJson(text);
+    value = parseJson(text, { integersAsDigitsOnly: true });
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
     throw new UsageError(

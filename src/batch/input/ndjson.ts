@@ -9,7 +9,7 @@ function recordFromLine(line: Line): InputRecord | undefined {
   if (line.text.trim() === '') return undefined;
   let value: JsonValue;
   try {
-    value = parseJson(line.text);
+    value = parseJson(line.text, { integersAsDigitsOnly: true });
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
     // parseJson's messages give a position, never the input itself.
