@@ -2,12 +2,12 @@ import { UsageError } from '../errors.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', '[::1]']);
 
+// Names under .localhost are not loopback here: undici asks the system resolver, which
+// answers them from DNS unless systemd-resolved or nss-myhostname is set up, so whoever
+// answers the query would get the key over plain http. localhost itself comes from
+// /etc/hosts on every system.
 function isLoopback(hostname: string): boolean {
-  return (
-    LOOPBACK_NAMES.has(hostname) ||
-    hostname.endsWith('.localhost') ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname)
-  );
+  return LOOPBACK_NAMES.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /**
@@ -32,9 +32,11 @@ export function checkBaseUrl(
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
     throw refuse(
-      url.protocol === 'http:'
-        ? 'plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); use https'
-        : `must start with https:// (got ${url.protocol}//)`,
+      url.protocol !== 'http:'
+        ? `must start with https:// (got ${url.protocol}//)`
+        : url.hostname.endsWith('.localhost')
+          ? `plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); ${url.hostname} is looked up in DNS, which may not answer with this machine: use http://127.0.0.1${url.port ? `:${url.port}` : ''}/v1 or https`
+          : 'plain http is allowed only to a loopback host (127.0.0.0/8, ::1, localhost); use https',
     );
   }
   // A password in the URL would sit in argv and in the config file; keys go through `auth login`.

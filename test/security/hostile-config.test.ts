@@ -178,3 +178,24 @@ describe('keys that are not visible ASCII', () => {
     expect(fault.requests.length).toBe(before);
   });
 });
+
+describe('http://*.localhost', () => {
+  it('is not loopback: refused with exit 2 before any lookup, from a flag or PETS_BASE_URL', async () => {
+    const dir = tempConfigDir();
+    const set = await runMain(
+      ['profile', 'set', 'dev', '--base-url', 'http://api.localhost:8080/v1'],
+      {
+        PETS_CONFIG_DIR: dir,
+      },
+    );
+    expect(set.code).toBe(2);
+    expect(set.stderr).toContain('use http://127.0.0.1:8080/v1 or https');
+    const list = await runMain(['list'], {
+      PETS_CONFIG_DIR: dir,
+      PETS_BASE_URL: 'http://evil.localhost/v1',
+      PETS_API_KEY: CANARY,
+    });
+    expect(list.code).toBe(2);
+    expect(list.stderr).toContain('evil.localhost is looked up in DNS');
+  });
+});

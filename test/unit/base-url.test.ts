@@ -22,6 +22,12 @@ describe('checkBaseUrl', () => {
     ['api.example.com/v1', /not a URL/],
     ['https://user:secret@api.example.com/v1', /user name or password/],
     ['https://api.example.com/v1?x=1', /query/],
+    // Resolved through DNS, not pinned to this machine: whoever answers would get the key.
+    [
+      'http://api.localhost:8080/v1',
+      /api\.localhost is looked up in DNS.*http:\/\/127\.0\.0\.1:8080\/v1/,
+    ],
+    ['http://evil.localhost/v1', /looked up in DNS/],
   ])('refuses %s with exit 2', (given, why) => {
     expect(() => checkBaseUrl(given, '--base-url')).toThrow(why);
     expect(() => checkBaseUrl(given, '--base-url')).toThrow(UsageError);
