@@ -18,13 +18,15 @@ export function userAgent(): string {
 
 /**
  * The process's own io. Output goes straight to file descriptors 1 and 2 (fd-output.ts);
- * `onClosed` runs when a reader closes its end.
+ * `onClosed` runs when the reader of stdout closes its end.
  */
 export async function processIo(onClosed: () => void): Promise<Io> {
   const [stdoutIsTTY, stderrIsTTY] = await Promise.all([isTerminal(1), isTerminal(2)]);
   return {
     stdout: fdOutput(1, onClosed),
-    stderr: fdOutput(2, onClosed),
+    // A closed stderr only loses messages: the run goes on and exits with its own code, so
+    // a failed add (exit 7) does not become a success (exit 0) for the script that ran it.
+    stderr: fdOutput(2, () => {}),
     // Node builds process.stdin on first touch, loading fs streams (~3 ms); most commands
     // never read it.
     get stdin() {

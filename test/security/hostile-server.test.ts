@@ -203,3 +203,21 @@ describe('a batch says "may have been created" once', () => {
     expect(table.stdout.match(/may have been created/g)).toHaveLength(1);
   });
 });
+
+describe('a closed stderr', () => {
+  it('does not turn a failed add (exit 7) into exit 0', async () => {
+    fault.handle((_req, res) =>
+      sendJson(res, 500, '{"code":"boom","message":"boom","status":500}'),
+    );
+    const before = posts();
+    const child = spawn(process.execPath, [BIN, 'add', '--name', 'Rex', '--category-id', '2'], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closing the reading end before pets writes its error: every write to stderr is EPIPE.
+    child.stderr.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(7);
+    expect(posts() - before).toBe(1);
+  }, 20_000);
+});
