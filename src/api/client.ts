@@ -7,8 +7,7 @@ import {
   ServerError,
 } from '../errors.js';
 import { redact } from '../redact.js';
-import { parseRetryAfter } from '../http/retry-after.js';
-import { parseRateLimit } from '../http/rate-limit-headers.js';
+import { readRateHeaders } from '../ratelimit/rate-headers.js';
 import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
 import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
 import type { GateState } from '../ratelimit/policy.js';
@@ -225,8 +224,7 @@ export class PetsApi {
     said: string,
   ) {
     const now = this.options.now();
-    const waitMs = parseRetryAfter(headerValue(response.headers, 'retry-after'), now);
-    const quota = parseRateLimit(response.headers, now);
+    const { retryAfterMs: waitMs, window: quota } = readRateHeaders(response.headers, now);
     const retryAfter = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
     const resetAt = quota?.remaining === 0 ? new Date(quota.resetAtMs).toISOString() : undefined;
     const when =

@@ -8,6 +8,7 @@ import { packageVersion } from '../version.js';
 import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../clock.js';
 import { fdOutput, isTerminal } from './fd-output.js';
+import { redact } from './report-error.js';
 import type { Deps, HttpSettings, Io } from './deps.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -100,15 +101,19 @@ export function createDeps({
         { PetsApi },
         { tracingSender },
         { RateGate },
-        { keyFingerprint, openStateFile },
+        { fileStore, stateName },
+        { CLAIM_SLACK_MS },
         { configDir },
+        { normalizedOrigin },
       ] = await Promise.all([
         import('../http/transport.js'),
         import('../api/client.js'),
         import('../http/trace.js'),
         import('../ratelimit/gate.js'),
-        import('../ratelimit/state-file.js'),
+        import('../ratelimit/state-store.js'),
+        import('../ratelimit/policy.js'),
         import('../config/paths.js'),
+        import('../config/base-url.js'),
       ]);
       const transport = createTransport({
         timeoutMs: settings.timeoutMs,
@@ -118,21 +123,25 @@ export function createDeps({
       const send = settings.trace
         ? tracingSender(transport.send, settings.trace, clock.now)
         : transport.send;
-      // One gate per key for the whole process: a 429 seen by one request holds back all.
-      const fingerprint = keyFingerprint(target.baseUrl, target.apiKey);
-      const gateKey = `${target.profile}:${fingerprint}`;
-      let gate = gates.get(gateKey);
+      // One gate per key and server for the whole process: a 429 seen by one request holds
+      // back all, and the state it shares with other pets processes is the key's, whatever
+      // profile or spelling of the address led to it.
+      const name = stateName(normalizedOrigin(target.baseUrl), target.apiKey);
+      let gate = gates.get(name);
       if (!gate) {
         gate = new RateGate({
           send,
           clock,
           random: Math.random,
           maxWaitMs: settings.maxWaitMs,
-          stateFile: openStateFile(configDir(env), target.profile, fingerprint),
+          store: fileStore(configDir(env), name),
+          claimMs: settings.timeoutMs + CLAIM_SLACK_MS,
+          claimAlive: processAlive,
           wait: settings.wait,
           trace: settings.trace,
+          redact: (text) => redact(text, [target.apiKey]),
         });
-        gates.set(gateKey, gate);
+        gates.set(name, gate);
       }
       const shared = gate;
       return new PetsApi({
@@ -144,8 +153,20 @@ export function createDeps({
       });
     },
     async close() {
-      for (const gate of gates.values()) gate.flush();
       if (!processEndsAfterRun) await Promise.all(transports.map((t) => t.close()));
     },
   };
+}
+
+/** Whether the process named in a rate-limit claim (`pid.…`) still runs. */
+function processAlive(claim: string): boolean {
+  const pid = Number(claim.split('.')[0]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

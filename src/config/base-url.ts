@@ -56,3 +56,13 @@ export function checkBaseUrl(
 function withV1(href: string): string {
   return /\/v\d+$/.test(href) ? href.replace(/\/v\d+$/, '/v1') : `${href}/v1`;
 }
+
+/**
+ * The API's origin as one name per server: scheme, host and port, with every loopback name
+ * (localhost, 127.0.0.0/8, ::1) one host, since they reach the same server and key.
+ */
+export function normalizedOrigin(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  const host = isLoopback(url.hostname) ? 'loopback' : url.hostname.toLowerCase();
+  return `${url.protocol}//${host}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}

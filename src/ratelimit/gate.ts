@@ -5,18 +5,19 @@ import { InterruptedError, NetworkError, RateLimitError } from '../errors.js';
 import { parseJson } from '../json/int64-json.js';
 import type { HttpRequest, HttpResponse, HttpSender } from '../http/types.js';
 import {
-  cooldownAfter429,
-  observeResponse,
-  reserveSend,
+  decideSend,
+  knownClockOffset,
+  observeAnswer,
+  releaseSend,
   type GateState,
   type WaitReason,
 } from './policy.js';
-import { readRateHeaders } from './read-headers.js';
+import { readRateHeaders } from './rate-headers.js';
 import { MAX_ATTEMPTS, networkAttempts, retryBackoffMs, retryDecision } from './retry-policy.js';
-import type { StateFile } from './state-file.js';
+import { memoryStore, type StateStore } from './state-store.js';
 
 export interface WaitNotice {
-  /** Why, in words: "rate limited", "pacing", … */
+  /** Why, in words: "rate limited", "quota used up", … */
   reason: string;
   attempt: number;
   maxAttempts: number;
@@ -29,201 +30,292 @@ export interface GateOptions {
   send: HttpSender;
   clock: Clock;
   random: () => number;
-  /** The most one command may spend waiting, in all, before it gives up with exit 5. */
+  /** The most one command may spend waiting on limits, in all, before it gives up (exit 5). */
   maxWaitMs: number;
-  stateFile?: StateFile;
+  /** The key's state, shared with the other pets processes that use it. */
+  store?: StateStore;
+  /** How long a request may be in flight before its claim on the budget lapses. */
+  claimMs: number;
+  /** Whether the process that made claim `id` still runs (a dead one's claim is void). */
+  claimAlive?: (id: string) => boolean;
   wait?: Waiter;
   trace?: (line: string) => void;
+  /** Takes the key out of server text before it is kept or shown. */
+  redact?: (text: string) => string;
 }
 
-const SAVE_INTERVAL_MS = 250;
+/** How often a request waiting for another process's first answer looks again. */
+export const LEARNING_POLL_MS = 25;
 
 const WAIT_WORDS: Record<WaitReason, string> = {
   cooldown: 'rate limited',
   quota: 'quota used up',
-  pacing: 'pacing',
+  learning: 'learning the limit',
 };
 
 /**
- * Sits between the API client and the transport, shared by every request of the process
- * on one key: waits as the policy decides, sends, learns from each answer, retries what the
- * contract allows, and keeps the state in the state file for the next pets process.
+ * Sits between the API client and the transport, shared by every request of the process on
+ * one key. Each request asks the policy at the moment it would go, under the shared state's
+ * lock, and waits as long as it says; answers feed the state. The waits of a whole command,
+ * however many requests, are bounded by --max-wait.
  */
 export class RateGate {
-  private state: GateState;
+  private store: StateStore;
   private readonly wait: Waiter;
-  private dirty = false;
-  private savedAtMs = -Infinity;
+  private readonly claimPrefix: string;
+  private claims = 0;
+  /** Requests this process has sent: what a message may say was sent. */
+  private sent = 0;
+  private waitedMs = 0;
+  private waitedUntilMs = Number.NEGATIVE_INFINITY;
+  /** Aborted whenever this process learns something, to wake its waiting requests. */
+  private changed = new AbortController();
 
   constructor(private readonly options: GateOptions) {
-    this.state = options.stateFile?.load(options.clock.now()) ?? { consecutive429s: 0 };
+    this.store = options.store ?? memoryStore();
     this.wait = options.wait ?? ((ms, _notice, signal) => options.clock.sleep(ms, signal));
+    this.claimPrefix = `${process.pid}.${Math.floor(options.random() * 1e9).toString(36)}`;
   }
 
-  /** The gate's view of the key, for `pets quota`. */
+  /** The key's state as all processes know it, for `pets quota`. */
   get snapshot(): GateState {
-    return this.state;
+    return this.store.read();
+  }
+
+  /** Requests sent so far by this process. */
+  get sentCount(): number {
+    return this.sent;
   }
 
   readonly send: HttpSender = async (request) => {
-    let waitedMs = 0;
+    let networkFailures = 0;
     for (let attempt = 1; ; attempt++) {
-      waitedMs += await this.awaitSlot(request, attempt, waitedMs);
-      if (request.stopSending?.aborted) throw new InterruptedError();
+      const id = await this.reserve(request, attempt);
       let response: HttpResponse;
       try {
+        if (request.stopSending?.aborted) throw new InterruptedError();
+        this.sent++;
         response = await this.options.send(request);
       } catch (error) {
+        this.change((state) => releaseSend(state, id));
         if (!(error instanceof NetworkError) || !error.worthRetrying) throw error;
+        networkFailures++;
         const outcome = { kind: 'network', mayHaveArrived: error.requestMayHaveArrived } as const;
         const attempts = networkAttempts(error.code);
-        const giveUp = error.afterAttempts(attempt);
-        if (retryDecision(request.method, outcome) !== 'retry' || attempt >= attempts) throw giveUp;
-        const backoff = retryBackoffMs(attempt, this.options.random);
-        if (waitedMs + backoff > this.options.maxWaitMs) throw giveUp;
-        waitedMs += await this.pause(
+        const giveUp = error.afterAttempts(networkFailures);
+        if (retryDecision(request.method, outcome) !== 'retry' || networkFailures >= attempts)
+          throw giveUp;
+        const backoff = retryBackoffMs(networkFailures, this.options.random);
+        if (!this.fitsWaitBudget(backoff)) throw giveUp;
+        await this.retryPause(
           backoff,
           error.code.replace(/_/g, ' '),
           attempt + 1,
-          request,
-          true,
           attempts,
+          request,
         );
         continue;
       }
 
       const decision = retryDecision(request.method, { kind: 'response', status: response.status });
-      this.learn(request, response);
-      if (decision === 'final' || attempt >= MAX_ATTEMPTS) {
-        if (decision === 'rate-limited') throw this.stillLimited(request, attempt);
-        return response;
+      this.learn(id, request, response);
+      if (decision === 'rate-limited') {
+        if (attempt >= MAX_ATTEMPTS) throw this.stillLimited(request, attempt);
+        continue; // the next reservation waits out the cooldown, or gives up
       }
-      if (decision === 'retry') {
-        const backoff = retryBackoffMs(attempt, this.options.random);
-        if (waitedMs + backoff > this.options.maxWaitMs) return response;
-        waitedMs += await this.pause(
-          backoff,
-          `retry after ${response.status}`,
-          attempt + 1,
-          request,
-        );
-      }
-      // After a 429 the next loop's reservation waits out the cooldown, or gives up.
+      if (decision === 'final' || attempt >= MAX_ATTEMPTS) return response;
+      const backoff = retryBackoffMs(attempt, this.options.random);
+      if (!this.fitsWaitBudget(backoff)) return response;
+      await this.retryPause(
+        backoff,
+        `retry after ${response.status}`,
+        attempt + 1,
+        MAX_ATTEMPTS,
+        request,
+      );
     }
   };
 
-  /** Reserves this request's slot and waits for it; refuses when the wait exceeds the budget. */
-  private async awaitSlot(
-    request: HttpRequest,
-    attempt: number,
-    waitedMs: number,
-  ): Promise<number> {
-    const now = this.options.clock.now();
-    const reservation = reserveSend(this.state, now);
-    if (reservation.waitMs <= 0 || !reservation.reason) {
-      this.state = reservation.state;
-      return 0;
-    }
-    if (waitedMs + reservation.waitMs > this.options.maxWaitMs) {
-      throw this.tooLong(request, reservation.reason, reservation.waitMs, attempt);
-    }
-    this.state = reservation.state;
-    const quota = this.state.quota;
-    this.trace(
-      `wait ${formatDuration(reservation.waitMs)}: ${WAIT_WORDS[reservation.reason]}` +
-        (reservation.reason === 'pacing' && quota
-          ? ` (${quota.remaining + 1} left until ${clockTime(quota.resetAtMs)})`
-          : ''),
-    );
-    return this.pause(reservation.waitMs, WAIT_WORDS[reservation.reason], attempt, request, false);
-  }
-
-  private async pause(
+  private async retryPause(
     ms: number,
     reason: string,
     attempt: number,
+    maxAttempts: number,
     request: HttpRequest,
-    traced = true,
-    maxAttempts = MAX_ATTEMPTS,
-  ): Promise<number> {
-    if (traced)
-      this.trace(`wait ${formatDuration(ms)}: ${reason} (attempt ${attempt}/${maxAttempts})`);
-    const stop = followAbort([request.signal, request.stopSending]);
-    try {
-      await this.wait(ms, { reason, attempt, maxAttempts }, stop.signal);
-    } catch (error) {
-      if (stop.signal.aborted) throw new InterruptedError();
-      throw error;
-    } finally {
-      stop.dispose();
-    }
-    return ms;
-  }
-
-  private learn(request: HttpRequest, response: HttpResponse): void {
-    const now = this.options.clock.now();
-    const { quota, retryAfterMs } = readRateHeaders(response.headers, now);
-    this.state = observeResponse(this.state, response.status, quota);
-    const limited = response.status === 429;
-    if (limited) {
-      const code = serverErrorCode(response.text);
-      const cooldown = cooldownAfter429(this.state, now, retryAfterMs, code, this.options.random);
-      this.state = cooldown.state;
-      this.trace(
-        `429${code ? ` ${code}` : ''}: cooling down ${formatDuration(cooldown.waitMs)}` +
-          (cooldown.serverWaitMs === undefined
-            ? ' (the server gave no wait)'
-            : ` (server asked ${formatDuration(cooldown.serverWaitMs)})`) +
-          ` for ${request.method} ${request.url}`,
-      );
-    }
-    if (quota || limited) this.persist(limited);
+  ): Promise<void> {
+    this.trace(`wait ${formatDuration(ms)}: ${reason} (attempt ${attempt}/${maxAttempts})`);
+    await this.pause(ms, { reason, attempt, maxAttempts }, request, false);
   }
 
   /**
-   * Saves the state for the next process: at once when a cooldown starts, else at most every
-   * quarter second, so a fast batch does not pay a file write per request. flush() saves
-   * what is left when the process ends.
+   * Waits until the policy lets this request go, asking again after every wait, and returns
+   * its claim. Refuses (exit 5) a wait that --max-wait cannot cover.
    */
-  private persist(urgent: boolean): void {
-    const now = this.options.clock.now();
-    this.dirty = true;
-    if (!urgent && now - this.savedAtMs < SAVE_INTERVAL_MS) return;
-    this.flush();
-  }
-
-  flush(): void {
-    if (!this.dirty || !this.options.stateFile) return;
-    try {
-      this.options.stateFile.save(this.state);
-      this.savedAtMs = this.options.clock.now();
-      this.dirty = false;
-    } catch (error) {
-      // The state file only helps the next process; failing to write it must not fail this one.
-      this.trace(`could not save the rate-limit state: ${(error as Error).message}`);
+  private async reserve(request: HttpRequest, attempt: number): Promise<string> {
+    const id = `${this.claimPrefix}.${this.claims++}`;
+    for (;;) {
+      if (request.stopSending?.aborted || request.signal?.aborted) throw new InterruptedError();
+      const now = this.options.clock.now();
+      const decision = this.change(
+        (state) => decideSend(state, now, id, now + this.options.claimMs),
+        (d) => d.state,
+        false,
+      );
+      if (decision.go) return id;
+      const waitMs = Math.max(1, Math.ceil(decision.untilMs - now));
+      if (decision.reason === 'learning') {
+        this.voidDeadProbe(decision.state);
+        // Not a limit: another request is learning the window, and its answer wakes us.
+        await this.pause(Math.min(waitMs, LEARNING_POLL_MS), undefined, request, true);
+        continue;
+      }
+      if (!this.fitsWaitBudget(waitMs))
+        throw this.tooLong(request, decision.reason, waitMs, decision.state);
+      const quota = decision.state.quota;
+      this.trace(
+        `wait ${formatDuration(waitMs)}: ${WAIT_WORDS[decision.reason]}` +
+          (decision.reason === 'quota' && quota
+            ? ` (${quota.limit} until ${clockTime(decision.untilMs)})`
+            : '') +
+          ` for ${request.method} ${request.url}`,
+      );
+      const notice = { reason: WAIT_WORDS[decision.reason], attempt, maxAttempts: MAX_ATTEMPTS };
+      await this.pause(waitMs, notice, request, true);
     }
   }
 
-  private tooLong(request: HttpRequest, reason: WaitReason, waitMs: number, attempt: number) {
+  /** A probe whose process has died gets no answer: void its claim rather than wait it out. */
+  private voidDeadProbe(state: GateState): void {
+    const probe = state.probe;
+    if (!probe || !this.options.claimAlive || this.options.claimAlive(probe.id)) return;
+    this.change((current) =>
+      current.probe?.id === probe.id ? releaseSend(current, probe.id) : current,
+    );
+  }
+
+  /** Whether waiting `ms` from now keeps the command's waits within --max-wait. */
+  private fitsWaitBudget(ms: number): boolean {
+    const now = this.options.clock.now();
+    const added = Math.max(0, now + ms - Math.max(now, this.waitedUntilMs));
+    return this.waitedMs + added <= this.options.maxWaitMs;
+  }
+
+  /**
+   * Sleeps `ms`, showing `notice` (a countdown) where there is one. A wait for a limit also
+   * ends when this process learns something, so that the request asks again; it adds to the
+   * command's waiting, where concurrent waits count once.
+   */
+  private async pause(
+    ms: number,
+    notice: WaitNotice | undefined,
+    request: HttpRequest,
+    wakeOnChange: boolean,
+  ): Promise<void> {
+    const start = this.options.clock.now();
+    const signals = [request.signal, request.stopSending];
+    if (wakeOnChange) signals.push(this.changed.signal);
+    const stop = followAbort(signals);
+    try {
+      if (notice) await this.wait(ms, notice, stop.signal);
+      else await this.options.clock.sleep(ms, stop.signal);
+    } catch (error) {
+      if (request.signal?.aborted || request.stopSending?.aborted) throw new InterruptedError();
+      if (!stop.signal.aborted) throw error;
+    } finally {
+      stop.dispose();
+      if (notice) {
+        const end = this.options.clock.now();
+        this.waitedMs += Math.max(0, end - Math.max(start, this.waitedUntilMs));
+        this.waitedUntilMs = Math.max(this.waitedUntilMs, end);
+      }
+    }
+  }
+
+  private learn(id: string, request: HttpRequest, response: HttpResponse): void {
+    const now = this.options.clock.now();
+    const limited = response.status === 429;
+    const code = limited ? this.serverErrorCode(response.text) : undefined;
+    let retryAfterMs: number | undefined;
+    const state = this.change((current) => {
+      const heard = readRateHeaders(response.headers, now, knownClockOffset(current, now));
+      retryAfterMs = heard.retryAfterMs;
+      const answer = { status: response.status, ...heard, code };
+      return observeAnswer(current, id, now, answer, this.options.random);
+    });
+    if (limited) {
+      const until = state.cooldownUntilMs ?? now;
+      this.trace(
+        `429${code ? ` ${code}` : ''}: nothing more is sent on this key for ${formatDuration(until - now)}` +
+          (retryAfterMs === undefined
+            ? ' (the server gave no Retry-After)'
+            : ` (Retry-After ${formatDuration(retryAfterMs)})`) +
+          ` after ${request.method} ${request.url}`,
+      );
+    }
+  }
+
+  /**
+   * Changes the shared state as one step; when something was `learnt`, wakes this process's
+   * waiting requests to ask again. A state
+   * file that cannot be used (a full disk, a folder pets may not write) leaves this process
+   * with a state of its own: it still keeps to the rules, only not across processes.
+   */
+  private change<T = GateState>(
+    step: (state: GateState) => T,
+    stateOf: (result: T) => GateState = (result) => result as unknown as GateState,
+    learnt = true,
+  ): T {
+    let result: T;
+    try {
+      result = this.store.update((state) => {
+        const value = step(state);
+        return { state: stateOf(value), result: value };
+      });
+    } catch (error) {
+      if (error instanceof InterruptedError) throw error;
+      this.trace(`the rate-limit state cannot be shared: ${(error as Error).message}`);
+      const last = this.safeRead();
+      this.store = memoryStore(last);
+      result = this.store.update((state) => {
+        const value = step(state);
+        return { state: stateOf(value), result: value };
+      });
+    }
+    if (learnt) {
+      this.changed.abort();
+      this.changed = new AbortController();
+    }
+    return result;
+  }
+
+  private safeRead(): GateState {
+    try {
+      return this.store.read();
+    } catch {
+      return { consecutive429s: 0 };
+    }
+  }
+
+  private sentWords(): string {
+    return this.sent === 0
+      ? 'nothing was sent'
+      : `pets stopped after sending ${this.sent} ${this.sent === 1 ? 'request' : 'requests'}`;
+  }
+
+  private tooLong(request: HttpRequest, reason: WaitReason, waitMs: number, state: GateState) {
     const until = this.options.clock.now() + waitMs;
-    const banned = reason === 'cooldown' && this.state.cooldownCode === 'key_banned';
+    const banned = reason === 'cooldown' && state.cooldownCode === 'key_banned';
     const what = banned
       ? 'the server has temporarily banned this key'
       : reason === 'quota'
-        ? `the quota of this key${this.state.quota ? ` (${this.state.quota.limit} requests)` : ''} is used up`
-        : reason === 'cooldown'
-          ? 'the server rate limited this key (429)'
-          : 'pacing this key to its quota';
-    const sent =
-      attempt === 1
-        ? 'nothing was sent'
-        : `pets stopped after ${attempt - 1} ${attempt === 2 ? 'request' : 'requests'}`;
+        ? `the quota of this key${state.quota ? ` (${state.quota.limit} requests)` : ''} is used up`
+        : 'the server rate limited this key (429)';
     return new RateLimitError(
       banned ? 'key_banned' : 'rate_limited',
       `${request.method} ${request.url}: ${what}; the next request may go at ${clockTime(until)}, ` +
-        `in ${formatDuration(waitMs)}, beyond --max-wait (${formatDuration(this.options.maxWaitMs)}), so ${sent}`,
+        `in ${formatDuration(waitMs)}, beyond --max-wait (${formatDuration(this.options.maxWaitMs)}), so ${this.sentWords()}`,
       {
-        status: attempt === 1 ? undefined : 429,
+        status: reason === 'cooldown' ? 429 : undefined,
         retryAfter: Math.ceil(waitMs / 1000),
         resetAt: new Date(until).toISOString(),
         hint: banned
@@ -234,10 +326,11 @@ export class RateGate {
   }
 
   private stillLimited(request: HttpRequest, attempts: number): RateLimitError {
-    const until = this.state.cooldownUntilMs ?? this.options.clock.now();
+    const state = this.safeRead();
+    const until = state.cooldownUntilMs ?? this.options.clock.now();
     return new RateLimitError(
-      this.state.cooldownCode ?? 'rate_limited',
-      `${request.method} ${request.url}: still rate limited (429) after ${attempts} attempts`,
+      state.cooldownCode ?? 'rate_limited',
+      `${request.method} ${request.url}: still rate limited (429) after ${attempts} attempts; ${this.sentWords()}`,
       {
         status: 429,
         retryAfter: Math.max(0, Math.ceil((until - this.options.clock.now()) / 1000)),
@@ -247,15 +340,16 @@ export class RateGate {
     );
   }
 
+  private serverErrorCode(text: string): string | undefined {
+    try {
+      const code = readErrorBody(parseJson(text))?.code;
+      return code === undefined ? undefined : (this.options.redact?.(code) ?? code);
+    } catch {
+      return undefined;
+    }
+  }
+
   private trace(line: string): void {
     this.options.trace?.(line);
-  }
-}
-
-function serverErrorCode(text: string): string | undefined {
-  try {
-    return readErrorBody(parseJson(text))?.code;
-  } catch {
-    return undefined;
   }
 }

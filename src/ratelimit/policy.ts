@@ -1,135 +1,187 @@
-// The rate-limit policy as pure functions of (state, headers, now): what the gate knows about
-// a key, when the next request may go, and how long to cool down after a 429. The gate
-// (gate.ts) only carries out what these decide, so every timing rule is tested by table.
+// The rate-limit policy as pure functions of (state, what a response said, now). The state
+// belongs to one key at one API origin and is shared by every pets process using it; the
+// gate (gate.ts) reads and writes it under a lock and only carries out what these decide.
+//
+// The rules: a request checks at the moment it would go, not only when it started waiting.
+// Nothing goes while a Retry-After, a ban or a used-up window is known. While the known
+// budget (Remaining, less what is reserved and in flight) is above zero, requests go at
+// once. When nothing is known, or a window has ended, one request goes first to learn the
+// new window, and the others follow its answer.
 
-/** The server's X-RateLimit-* view, with Reset moved onto this machine's clock. */
-export interface Quota {
-  limit: number;
-  remaining: number;
-  resetAtMs: number;
-}
+import type { ServerWindow } from './rate-headers.js';
 
 export interface GateState {
-  quota?: Quota;
-  /** Nothing is sent on this key before this time (after a 429). */
+  /** The current window: `remaining` is what no request has reserved yet. */
+  quota?: ServerWindow;
+  /** Nothing is sent on this key before this time (Retry-After, a ban, a backoff). */
   cooldownUntilMs?: number;
   /** What the server said with the 429 that started the cooldown (e.g. key_banned). */
   cooldownCode?: string;
-  /** 429s in a row: the exponent of the backoff. */
+  /** 429s in a row: the exponent of the backoff when the server gives no wait. */
   consecutive429s: number;
-  /** The latest send reserved by any request on this key. */
-  lastSendAtMs?: number;
+  /** The request learning a new window, and when its claim lapses if no answer comes. */
+  probe?: { id: string; untilMs: number };
+  /**
+   * Requests sent and not yet answered: when each claim lapses (a crashed process), and how
+   * many requests had ended when it was sent.
+   */
+  inFlight?: Record<string, { untilMs: number; ended: number }>;
+  /** Requests ended so far (answered, failed, or lapsed): tells a fresh answer from a stale one. */
+  ended?: number;
+  /** The last answer had no rate-limit headers: the server states no limit. */
+  unlimited?: boolean;
+  /** How far the server's clock is ahead of this one (rate-headers.ts), and when learnt. */
+  serverClock?: { offsetMs: number; atMs: number };
 }
 
 export const EMPTY_STATE: GateState = { consecutive429s: 0 };
 
-export type WaitReason = 'cooldown' | 'quota' | 'pacing';
+export type WaitReason = 'cooldown' | 'quota' | 'learning';
 
-export interface Reservation {
-  state: GateState;
-  waitMs: number;
-  reason?: WaitReason;
-}
+export type SendDecision =
+  | { go: true; state: GateState }
+  | { go: false; state: GateState; reason: WaitReason; untilMs: number };
 
-// Pacing spreads a per-minute budget; a window that resets hours away is a daily quota,
-// where spreading would make a single command wait for minutes. Those are only enforced
-// at Remaining 0.
-export const PACING_HORIZON_MS = 5 * 60_000;
+/** In flight and unanswered this long after --timeout, a request is taken as gone. */
+export const CLAIM_SLACK_MS = 5_000;
 
-/**
- * Reserves the next send: the earliest time that respects any cooldown, an exhausted quota,
- * and an even spread of the remaining budget until Reset. The returned state counts the
- * reserved request against the budget, so concurrent callers get successive slots.
- */
-export function reserveSend(state: GateState, nowMs: number): Reservation {
-  let at = nowMs;
-  let reason: WaitReason | undefined;
-  if (state.cooldownUntilMs !== undefined && state.cooldownUntilMs > at) {
-    at = state.cooldownUntilMs;
-    reason = 'cooldown';
+function live(state: GateState, nowMs: number): GateState {
+  const claims = Object.entries(state.inFlight ?? {});
+  const inFlight = Object.fromEntries(claims.filter(([, claim]) => claim.untilMs > nowMs));
+  const lapsed = claims.length - Object.keys(inFlight).length;
+  const next: GateState = { ...state, inFlight, ended: (state.ended ?? 0) + lapsed };
+  if (next.probe && next.probe.untilMs <= nowMs) delete next.probe;
+  if (next.quota && next.quota.resetAtMs <= nowMs) delete next.quota;
+  if (next.cooldownUntilMs !== undefined && next.cooldownUntilMs <= nowMs) {
+    delete next.cooldownUntilMs;
+    delete next.cooldownCode;
   }
-  let quota = state.quota && state.quota.resetAtMs > at ? state.quota : undefined;
-  if (quota && quota.remaining <= 0) {
-    at = quota.resetAtMs;
-    reason = 'quota';
-    quota = undefined; // a new window starts at Reset; its size is learnt from the next answer
-  } else if (quota) {
-    const last = state.lastSendAtMs;
-    if (last !== undefined && quota.resetAtMs - at <= PACING_HORIZON_MS) {
-      const paced = last + (quota.resetAtMs - last) / quota.remaining;
-      if (paced > at) {
-        at = paced;
-        reason = 'pacing';
-      }
-    }
-    quota = { ...quota, remaining: quota.remaining - 1 };
-  }
-  return {
-    state: { ...state, quota, lastSendAtMs: Math.max(at, state.lastSendAtMs ?? at) },
-    waitMs: Math.ceil(at - nowMs),
-    reason,
-  };
-}
-
-/**
- * Takes in what a response said. Answers to concurrent requests arrive out of order, so
- * within one window the lowest Remaining wins.
- */
-export function observeResponse(
-  state: GateState,
-  status: number,
-  quota: Quota | undefined,
-): GateState {
-  let next = { ...state };
-  if (quota) {
-    const sameWindow = state.quota && Math.abs(state.quota.resetAtMs - quota.resetAtMs) < 1_000;
-    next.quota = sameWindow
-      ? {
-          ...quota,
-          remaining: Math.min(quota.remaining, state.quota?.remaining ?? quota.remaining),
-        }
-      : quota;
-  }
-  if (status !== 429) next = { ...next, consecutive429s: 0 };
   return next;
+}
+
+/**
+ * May request `id` go now? If so, the returned state holds its reservation (budget taken,
+ * in flight until `claimUntilMs`); if not, until when it should wait before asking again.
+ */
+export function decideSend(
+  state: GateState,
+  nowMs: number,
+  id: string,
+  claimUntilMs: number,
+): SendDecision {
+  const current = live(state, nowMs);
+  if (current.cooldownUntilMs !== undefined) {
+    return { go: false, state: current, reason: 'cooldown', untilMs: current.cooldownUntilMs };
+  }
+  const inFlight = {
+    ...current.inFlight,
+    [id]: { untilMs: claimUntilMs, ended: current.ended ?? 0 },
+  };
+  const quota = current.quota;
+  if (quota) {
+    if (quota.remaining <= 0) {
+      return { go: false, state: current, reason: 'quota', untilMs: quota.resetAtMs };
+    }
+    return {
+      go: true,
+      state: { ...current, inFlight, quota: { ...quota, remaining: quota.remaining - 1 } },
+    };
+  }
+  if (current.unlimited) return { go: true, state: { ...current, inFlight } };
+  if (current.probe) {
+    return { go: false, state: current, reason: 'learning', untilMs: current.probe.untilMs };
+  }
+  return { go: true, state: { ...current, inFlight, probe: { id, untilMs: claimUntilMs } } };
+}
+
+/** Request `id` ended with no answer (a network failure, an interrupt): its claim ends. */
+export function releaseSend(state: GateState, id: string): GateState {
+  const inFlight = { ...state.inFlight };
+  if (!inFlight[id]) return state;
+  delete inFlight[id];
+  const next: GateState = { ...state, inFlight, ended: (state.ended ?? 0) + 1 };
+  if (next.probe?.id === id) delete next.probe;
+  return next;
+}
+
+export interface Answer {
+  status: number;
+  clockOffsetMs?: number;
+  window?: ServerWindow;
+  retryAfterMs?: number;
+  /** The server's error code with a 429, when it gave one. */
+  code?: string;
+}
+
+/** Clocks drift: what was learnt of the server's clock is trusted this long. */
+export const SERVER_CLOCK_TRUST_MS = 10 * 60_000;
+
+/** The server clock's offset as `state` knows it, if learnt recently enough to trust. */
+export function knownClockOffset(state: GateState, nowMs: number): number | undefined {
+  const clock = state.serverClock;
+  return clock && nowMs - clock.atMs < SERVER_CLOCK_TRUST_MS ? clock.offsetMs : undefined;
 }
 
 export const BACKOFF_BASE_MS = 1_000;
 export const BACKOFF_CAP_MS = 60_000;
-/** With no Retry-After and no Reset, the least a 429 earns before the next try. */
-export const NO_INFORMATION_WAIT_MS = 1_000;
-
-export interface Cooldown {
-  state: GateState;
-  waitMs: number;
-  /** The part of the wait the server asked for, when it said. */
-  serverWaitMs?: number;
-}
 
 /**
- * After a 429: the server's wait (Retry-After, else the Reset of an exhausted quota), plus
- * exponential full jitter that grows with each 429 in a row. Never below the server's wait.
+ * Takes in what the answer to request `id` said. The server's Remaining counted the requests
+ * that reached it before this one. Those that may have reached it after are the ones still in
+ * flight, and those that ended while this one was out: less those, Remaining is never more
+ * than what is left, whatever order the answers come in and whichever window they speak of.
+ * So is the budget the state kept; the larger of the two is what may be sent. The later Reset
+ * counts: one read to the whole second cannot tell the window's own from a newer one's.
  */
-export function cooldownAfter429(
+export function observeAnswer(
   state: GateState,
+  id: string,
   nowMs: number,
-  retryAfterMs: number | undefined,
-  code: string | undefined,
+  answer: Answer,
   random: () => number,
-): Cooldown {
-  const streak = state.consecutive429s + 1;
-  const quota = state.quota;
+): GateState {
+  const endedMeanwhile = (state.ended ?? 0) - (state.inFlight?.[id]?.ended ?? state.ended ?? 0);
+  let next = live(releaseSend(state, id), nowMs);
+  if (answer.clockOffsetMs !== undefined) {
+    next.serverClock = { offsetMs: answer.clockOffsetMs, atMs: nowMs };
+  }
+  const inFlight = Object.keys(next.inFlight ?? {}).length;
+  const window = answer.window;
+  if (window) {
+    delete next.unlimited;
+    const known = next.quota;
+    const unsent = Math.max(0, window.remaining - inFlight - endedMeanwhile);
+    next.quota = known
+      ? {
+          limit: window.limit,
+          resetAtMs: Math.max(known.resetAtMs, window.resetAtMs),
+          remaining: Math.max(known.remaining, unsent),
+        }
+      : { ...window, remaining: unsent };
+  } else if (answer.status !== 429) {
+    next.unlimited = true;
+  }
+
+  if (answer.status !== 429) return { ...next, consecutive429s: 0 };
+
+  const streak = next.consecutive429s + 1;
+  const quota = next.quota;
+  if (quota) next.quota = { ...quota, remaining: 0 };
+  delete next.unlimited;
   const serverWaitMs =
-    retryAfterMs ??
-    (quota && quota.remaining === 0 && quota.resetAtMs > nowMs
-      ? quota.resetAtMs - nowMs
-      : undefined);
-  const jitterMs = random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (streak - 1));
-  const waitMs = Math.ceil((serverWaitMs ?? NO_INFORMATION_WAIT_MS) + jitterMs);
-  const until = Math.max(nowMs + waitMs, state.cooldownUntilMs ?? 0);
-  return {
-    state: { ...state, consecutive429s: streak, cooldownUntilMs: until, cooldownCode: code },
-    waitMs: until - nowMs,
-    serverWaitMs,
+    answer.retryAfterMs ?? (quota && quota.resetAtMs > nowMs ? quota.resetAtMs - nowMs : undefined);
+  // With no wait from the server, back off exponentially, with full jitter.
+  const waitMs =
+    serverWaitMs ??
+    Math.ceil(
+      BACKOFF_BASE_MS + random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (streak - 1)),
+    );
+  const until = nowMs + waitMs;
+  next = {
+    ...next,
+    consecutive429s: streak,
+    cooldownUntilMs: Math.max(until, next.cooldownUntilMs ?? 0),
   };
+  if (answer.code !== undefined) next.cooldownCode = answer.code;
+  return next;
 }

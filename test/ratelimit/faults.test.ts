@@ -9,6 +9,7 @@ import {
   type LoggedRequest,
 } from '../helpers/fault-server.js';
 import { runMain } from '../helpers/run-main.js';
+import { UNREADABLE_RESET_WAIT_MS } from '../../src/ratelimit/rate-headers.js';
 
 // The whole CLI, in this process, against a scripted server, on a fake clock shared by both:
 // waits of minutes take no time, and the server's log shows when each request really arrived.
@@ -135,7 +136,7 @@ describe('X-RateLimit-*', () => {
     expect(fault.requests[1]?.at).toBeGreaterThanOrEqual(reset);
   });
 
-  it('Remaining 0 with Reset 0, or garbage: no information, no hang', async () => {
+  it('Remaining 0 with an unreadable Reset: a short wait before asking again, not a send at once', async () => {
     fault.handle((_req, res) =>
       sendJson(res, 200, `[${PET}]`, {
         'x-ratelimit-limit': '60',
@@ -145,6 +146,14 @@ describe('X-RateLimit-*', () => {
       }),
     );
     expect((await pets('list')).code).toBe(0);
+    expect((await pets('list')).code).toBe(0);
+    expect(clock.sleeps).toEqual([UNREADABLE_RESET_WAIT_MS]);
+    expect(fault.requests[1]!.at - fault.requests[0]!.at).toBeGreaterThanOrEqual(
+      UNREADABLE_RESET_WAIT_MS,
+    );
+  });
+
+  it('garbage rate-limit headers: no information, no wait', async () => {
     fault.handle((_req, res) =>
       sendJson(res, 200, `[${PET}]`, {
         'x-ratelimit-limit': 'many',

@@ -2,157 +2,141 @@ import { describe, expect, it } from 'vitest';
 import {
   BACKOFF_CAP_MS,
   EMPTY_STATE,
-  NO_INFORMATION_WAIT_MS,
-  PACING_HORIZON_MS,
-  cooldownAfter429,
-  observeResponse,
-  reserveSend,
+  decideSend,
+  observeAnswer,
+  releaseSend,
   type GateState,
 } from '../../src/ratelimit/policy.js';
-import { readRateHeaders } from '../../src/ratelimit/read-headers.js';
 import { MAX_ATTEMPTS, retryBackoffMs, retryDecision } from '../../src/ratelimit/retry-policy.js';
 
 const NOW = 1_800_000_000_000;
-const quota = (remaining: number, resetInMs: number, limit = 60) => ({
+const CLAIM = NOW + 35_000;
+const window = (remaining: number, resetInMs = 30_000, limit = 60) => ({
   limit,
   remaining,
   resetAtMs: NOW + resetInMs,
 });
+const never = () => 0;
 
-describe('reserveSend', () => {
-  it.each<[string, GateState, number, string | undefined]>([
-    ['no information: send now', EMPTY_STATE, 0, undefined],
-    [
-      'a cooldown in force: wait it out',
-      { consecutive429s: 1, cooldownUntilMs: NOW + 3_000 },
-      3_000,
-      'cooldown',
-    ],
-    [
-      'a cooldown that has passed: send now',
-      { consecutive429s: 1, cooldownUntilMs: NOW - 1 },
-      0,
-      undefined,
-    ],
-    [
-      'remaining 0: wait for Reset',
-      { consecutive429s: 0, quota: quota(0, 20_000) },
-      20_000,
-      'quota',
-    ],
-    ['remaining 0 past Reset: send now', { consecutive429s: 0, quota: quota(0, -1) }, 0, undefined],
-    [
-      'budget to spare, last send long ago: send now',
-      { consecutive429s: 0, quota: quota(30, 30_000), lastSendAtMs: NOW - 10_000 },
-      0,
-      undefined,
-    ],
-    [
-      'spread: 29 left over 58 s after a send just now waits 2 s',
-      { consecutive429s: 0, quota: quota(29, 58_000), lastSendAtMs: NOW },
-      2_000,
-      'pacing',
-    ],
-    [
-      'spread counts from the last send',
-      { consecutive429s: 0, quota: quota(10, 10_000), lastSendAtMs: NOW - 500 },
-      550,
-      'pacing',
-    ],
-    [
-      'a daily window beyond the horizon is not spread',
-      { consecutive429s: 0, quota: quota(50, PACING_HORIZON_MS + 60_000, 1000), lastSendAtMs: NOW },
-      0,
-      undefined,
-    ],
-    [
-      'a cooldown longer than the pacing wins',
-      {
-        consecutive429s: 1,
-        cooldownUntilMs: NOW + 9_000,
-        quota: quota(5, 10_000),
-        lastSendAtMs: NOW,
-      },
-      9_000,
-      'cooldown',
-    ],
-  ])('%s', (_case, state, waitMs, reason) => {
-    const reservation = reserveSend(state, NOW);
-    expect(reservation.waitMs).toBe(waitMs);
-    expect(reservation.reason).toBe(reason);
+/** Sends `id` at NOW, expecting the policy to let it go. */
+function send(state: GateState, id: string): GateState {
+  const decision = decideSend(state, NOW, id, CLAIM);
+  expect(decision.go).toBe(true);
+  return decision.state;
+}
+
+describe('decideSend', () => {
+  it('with nothing known, lets one request go to learn the window and holds the rest', () => {
+    const first = send(EMPTY_STATE, 'a');
+    const second = decideSend(first, NOW, 'b', CLAIM);
+    expect(second).toMatchObject({ go: false, reason: 'learning', untilMs: CLAIM });
   });
 
-  it('hands concurrent callers successive slots and counts them against the budget', () => {
-    let state: GateState = { consecutive429s: 0, quota: quota(4, 4_000), lastSendAtMs: NOW };
-    const waits: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const reservation = reserveSend(state, NOW);
-      waits.push(reservation.waitMs);
-      state = reservation.state;
-    }
-    expect(waits).toEqual([1_000, 2_000, 3_000, 4_000, 4_000]);
-    expect(state.quota).toBeUndefined();
+  it('spends a known budget at once, with no spacing, down to zero', () => {
+    let state: GateState = { ...EMPTY_STATE, quota: window(3) };
+    for (const id of ['a', 'b', 'c']) state = send(state, id);
+    expect(state.quota?.remaining).toBe(0);
+    expect(decideSend(state, NOW, 'd', CLAIM)).toMatchObject({
+      go: false,
+      reason: 'quota',
+      untilMs: NOW + 30_000,
+    });
   });
 
-  it('never lets a steady stream exceed the budget before Reset', () => {
-    let state: GateState = { consecutive429s: 0, quota: quota(59, 60_000), lastSendAtMs: NOW };
-    let now = NOW;
-    let sent = 0;
-    while (now < NOW + 60_000) {
-      const reservation = reserveSend(state, now);
-      now += reservation.waitMs;
-      if (now >= NOW + 60_000) break;
-      state = reservation.state;
-      sent++;
-    }
-    expect(sent).toBeLessThanOrEqual(59);
-    expect(sent).toBeGreaterThanOrEqual(58);
+  it('holds every request during a cooldown, whatever budget is known', () => {
+    const state: GateState = { ...EMPTY_STATE, quota: window(50), cooldownUntilMs: NOW + 5_000 };
+    expect(decideSend(state, NOW, 'a', CLAIM)).toMatchObject({
+      go: false,
+      reason: 'cooldown',
+      untilMs: NOW + 5_000,
+    });
+    expect(decideSend(state, NOW + 5_000, 'a', CLAIM).go).toBe(true);
+  });
+
+  it('after Reset, lets one request learn the new window first', () => {
+    const state: GateState = { ...EMPTY_STATE, quota: window(0, 1_000) };
+    const after = decideSend(state, NOW + 1_000, 'a', CLAIM);
+    expect(after.go).toBe(true);
+    expect(decideSend(after.state, NOW + 1_000, 'b', CLAIM).go).toBe(false);
+  });
+
+  it('frees a learning claim when its request fails, and forgets one whose process died', () => {
+    const probing = send(EMPTY_STATE, 'a');
+    expect(decideSend(releaseSend(probing, 'a'), NOW, 'b', CLAIM).go).toBe(true);
+    expect(decideSend(probing, CLAIM, 'b', CLAIM + 35_000).go).toBe(true);
+  });
+
+  it('lets a server that states no limit be used freely', () => {
+    const answered = observeAnswer(send(EMPTY_STATE, 'a'), 'a', NOW, { status: 200 }, never);
+    expect(answered.unlimited).toBe(true);
+    let state = answered;
+    for (const id of ['b', 'c', 'd']) state = send(state, id);
   });
 });
 
-describe('observeResponse', () => {
-  it('takes the server quota, keeping the lowest Remaining within one window', () => {
-    const state: GateState = { consecutive429s: 2, quota: quota(5, 30_000) };
-    expect(observeResponse(state, 200, quota(9, 30_400)).quota?.remaining).toBe(5);
-    expect(observeResponse(state, 200, quota(9, 90_000)).quota?.remaining).toBe(9);
+describe('observeAnswer', () => {
+  it('takes the window a first answer reports, less what is still in flight', () => {
+    let state = send(EMPTY_STATE, 'probe');
+    state = observeAnswer(state, 'probe', NOW, { status: 200, window: window(10) }, never);
+    state = send(send(state, 'a'), 'b');
+    expect(state.quota?.remaining).toBe(8);
   });
 
-  it('ends a 429 streak on any other answer, and keeps it on a 429', () => {
-    const state: GateState = { consecutive429s: 2 };
-    expect(observeResponse(state, 200, undefined).consecutive429s).toBe(0);
-    expect(observeResponse(state, 429, undefined).consecutive429s).toBe(2);
-  });
-});
-
-describe('cooldownAfter429', () => {
-  it.each<[string, GateState, number | undefined, number, number]>([
-    ['Retry-After, no jitter drawn', EMPTY_STATE, 3_000, 0, 3_000],
-    ['Retry-After plus full jitter of the first step', EMPTY_STATE, 3_000, 1, 4_000],
-    ['the third 429 in a row: jitter up to 4 s', { consecutive429s: 2 }, 3_000, 1, 7_000],
-    [
-      'no Retry-After, quota at 0: wait for Reset',
-      { consecutive429s: 0, quota: quota(0, 12_000) },
-      undefined,
-      0,
-      12_000,
-    ],
-    ['no information at all: at least a second', EMPTY_STATE, undefined, 0, NO_INFORMATION_WAIT_MS],
-    ['jitter is capped', { consecutive429s: 30 }, 0, 1, BACKOFF_CAP_MS],
-  ])('%s', (_case, state, retryAfterMs, random, waitMs) => {
-    const cooldown = cooldownAfter429(state, NOW, retryAfterMs, 'rate_limited', () => random);
-    expect(cooldown.waitMs).toBe(waitMs);
-    expect(cooldown.state.cooldownUntilMs).toBe(NOW + waitMs);
-    expect(cooldown.state.consecutive429s).toBe(state.consecutive429s + 1);
+  it('a fresh answer: Remaining less what is in flight, which may be more than the count kept', () => {
+    let state: GateState = { ...EMPTY_STATE, quota: window(2) };
+    state = send(send(state, 'a'), 'b');
+    // The server says 7 left after a: a sliding window freed slots. b is still in flight.
+    state = observeAnswer(state, 'a', NOW, { status: 200, window: window(7) }, never);
+    expect(state.quota?.remaining).toBe(6);
   });
 
-  it('never shortens a cooldown already in force, and is never below the server wait', () => {
-    const state: GateState = { consecutive429s: 0, cooldownUntilMs: NOW + 600_000 };
-    expect(cooldownAfter429(state, NOW, 2_000, 'key_banned', () => 0).waitMs).toBe(600_000);
-    for (const r of [0, 0.3, 0.99]) {
-      expect(
-        cooldownAfter429(EMPTY_STATE, NOW, 5_000, undefined, () => r).waitMs,
-      ).toBeGreaterThanOrEqual(5_000);
-    }
+  it('a stale answer (others ended while it was out) cannot raise what may be sent', () => {
+    let state: GateState = { ...EMPTY_STATE, quota: window(2) };
+    state = send(send(state, 'a'), 'b');
+    state = observeAnswer(state, 'b', NOW, { status: 200, window: window(0) }, never);
+    // a reached the server before b, and says 1 left, though b has taken it since.
+    state = observeAnswer(state, 'a', NOW, { status: 200, window: window(1) }, never);
+    expect(state.quota?.remaining).toBe(0);
+  });
+
+  it('keeps the later Reset, so that a rounded one is never waited out too early', () => {
+    let state: GateState = { ...EMPTY_STATE, quota: window(5, 10_000) };
+    state = send(state, 'a');
+    state = observeAnswer(state, 'a', NOW, { status: 200, window: window(4, 9_000) }, never);
+    expect(state.quota?.resetAtMs).toBe(NOW + 10_000);
+  });
+
+  it('after a 429, holds the key for the largest wait the server gave, and never less', () => {
+    let state = send({ ...EMPTY_STATE, quota: window(5) }, 'a');
+    state = observeAnswer(state, 'a', NOW, { status: 429, retryAfterMs: 30_000, code: 'x' }, never);
+    expect(state).toMatchObject({ cooldownUntilMs: NOW + 30_000, cooldownCode: 'x' });
+    expect(state.quota?.remaining).toBe(0);
+    const longer = { ...send(EMPTY_STATE, 'b'), cooldownUntilMs: NOW + 60_000 };
+    state = observeAnswer(longer, 'b', NOW, { status: 429, retryAfterMs: 1_000 }, never);
+    expect(state.cooldownUntilMs).toBe(NOW + 60_000);
+  });
+
+  it('after a 429 with no wait given: until Reset if known, else a growing backoff', () => {
+    let state = send({ ...EMPTY_STATE, quota: window(1, 7_000) }, 'a');
+    expect(observeAnswer(state, 'a', NOW, { status: 429 }, never).cooldownUntilMs).toBe(
+      NOW + 7_000,
+    );
+    state = send(EMPTY_STATE, 'a');
+    const once = observeAnswer(state, 'a', NOW, { status: 429 }, () => 1);
+    expect(once.cooldownUntilMs).toBe(NOW + 2_000);
+    const many = observeAnswer(
+      send({ ...EMPTY_STATE, consecutive429s: 30 }, 'b'),
+      'b',
+      NOW,
+      { status: 429 },
+      () => 1,
+    );
+    expect(many.cooldownUntilMs).toBe(NOW + 1_000 + BACKOFF_CAP_MS);
+  });
+
+  it('ends a 429 streak on any other answer', () => {
+    const state = send({ ...EMPTY_STATE, consecutive429s: 3 }, 'a');
+    expect(observeAnswer(state, 'a', NOW, { status: 200 }, never).consecutive429s).toBe(0);
   });
 });
 
@@ -179,75 +163,5 @@ describe('retryDecision', () => {
     expect(retryBackoffMs(3, () => 1)).toBe(1_050);
     expect(retryBackoffMs(20, () => 1)).toBe(8_050);
     expect(MAX_ATTEMPTS).toBeGreaterThan(1);
-  });
-});
-
-describe('readRateHeaders', () => {
-  const date = (ms: number) => new Date(ms).toUTCString();
-  const resetIn = (s: number) => String(Math.floor(NOW / 1000) + s);
-
-  it.each<[string, Record<string, string>, number | undefined, number | undefined]>([
-    [
-      'same clocks',
-      {
-        date: date(NOW),
-        'x-ratelimit-limit': '60',
-        'x-ratelimit-remaining': '3',
-        'x-ratelimit-reset': resetIn(30),
-      },
-      NOW + 30_000,
-      undefined,
-    ],
-    [
-      'server 1 h ahead: Reset moved onto our clock',
-      {
-        date: date(NOW + 3_600_000),
-        'x-ratelimit-limit': '60',
-        'x-ratelimit-remaining': '3',
-        'x-ratelimit-reset': resetIn(3_630),
-      },
-      NOW + 30_000,
-      undefined,
-    ],
-    [
-      'server 10 min behind',
-      {
-        date: date(NOW - 600_000),
-        'x-ratelimit-limit': '60',
-        'x-ratelimit-remaining': '3',
-        'x-ratelimit-reset': resetIn(-570),
-      },
-      NOW + 30_000,
-      undefined,
-    ],
-    [
-      'no Date: our clock',
-      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': resetIn(30) },
-      NOW + 30_000,
-      undefined,
-    ],
-    ['Retry-After as seconds', { 'retry-after': '7' }, undefined, 7_000],
-    [
-      'Retry-After as a date on a skewed server',
-      { date: date(NOW + 3_600_000), 'retry-after': date(NOW + 3_605_000) },
-      undefined,
-      5_000,
-    ],
-    [
-      'garbage everywhere',
-      { date: 'yesterday', 'x-ratelimit-limit': 'x', 'retry-after': 'soon' },
-      undefined,
-      undefined,
-    ],
-    [
-      'Remaining 0 with Reset 0',
-      { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '0' },
-      undefined,
-      undefined,
-    ],
-  ])('%s', (_case, headers, resetAtMs, retryAfterMs) => {
-    const read = readRateHeaders(headers, NOW);
-    expect(read.quota?.resetAtMs).toBe(resetAtMs);
-    expect(read.retryAfterMs).toBe(retryAfterMs);
   });
 });

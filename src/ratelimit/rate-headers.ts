@@ -1,0 +1,221 @@
+// The one reader of rate-limit headers: X-RateLimit-* (the contract), the IETF draft's
+// RateLimit and RateLimit-Policy fields (and its earlier RateLimit-Limit/-Remaining/-Reset),
+// and Retry-After. Pure functions of (headers, now); only the rate gate calls them.
+
+import type { HttpResponse } from '../http/types.js';
+
+type Headers = HttpResponse['headers'];
+
+/** The server's window, with Reset on this machine's clock. */
+export interface ServerWindow {
+  limit: number;
+  remaining: number;
+  resetAtMs: number;
+}
+
+export interface RateHeaders {
+  /** How far the server's clock is ahead of this one, as best known (never more than it is). */
+  clockOffsetMs: number;
+  window?: ServerWindow;
+  /** The server's wait, from Retry-After: the largest of its values, never shortened. */
+  retryAfterMs?: number;
+}
+
+/** Remaining 0 with a Reset that cannot be read: wait this long, then ask again. */
+export const UNREADABLE_RESET_WAIT_MS = 1_000;
+
+// A Reset further than this is broken rather than a reason to wait: a daily window resets at
+// most a day away, plus slack for clocks.
+const MAX_RESET_DISTANCE_MS = 26 * 3600 * 1000;
+
+/** Every value of a header: repeated headers come as arrays, or joined by commas. */
+function values(headers: Headers, name: string): string[] {
+  const value = headers[name];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).flatMap((text) => text.split(','));
+}
+
+function first(headers: Headers, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function wholeNumber(text: string | undefined): number | undefined {
+  const trimmed = text?.trim();
+  if (trimmed === undefined || !/^\d{1,15}$/.test(trimmed)) return undefined;
+  return Number(trimmed);
+}
+
+/** A wait longer than a century is kept as a century: still a reason to give up (exit 5). */
+export const LONGEST_WAIT_MS = 100 * 365 * 24 * 3600 * 1000;
+
+const HTTP_DATE = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * Retry-After in ms from `serverNowMs`: delta-seconds (a fraction rounds up to the next whole
+ * second), or an HTTP-date. A value too large to mean anything is kept as a very long wait:
+ * the caller gives up (exit 5) rather than sending early. undefined: no value could be read.
+ */
+export function parseRetryAfter(text: string, serverNowMs: number): number | undefined {
+  const value = text.trim();
+  if (/^\d+(\.\d+)?$/.test(value))
+    return Math.min(Math.ceil(Number(value)) * 1000, LONGEST_WAIT_MS);
+  // A date: commas inside it were split off by values(); join them back before reading.
+  if (!HTTP_DATE.test(value)) return undefined;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - serverNowMs), LONGEST_WAIT_MS);
+}
+
+/** Retry-After across all its values (several headers, or a list): the largest counts. */
+function retryAfter(headers: Headers, serverNowMs: number): number | undefined {
+  const raw = headers['retry-after'];
+  if (raw === undefined) return undefined;
+  const texts = Array.isArray(raw) ? raw : [raw];
+  // An HTTP-date holds a comma, so try each whole value first, then its comma-separated parts.
+  const waits = texts.flatMap((text) => {
+    const whole = parseRetryAfter(text, serverNowMs);
+    if (whole !== undefined) return [whole];
+    return text.split(',').map((part) => parseRetryAfter(part, serverNowMs));
+  });
+  const known = waits.filter((ms): ms is number => ms !== undefined);
+  return known.length === 0 ? undefined : Math.max(...known);
+}
+
+interface Parsed {
+  limit?: number;
+  remaining?: number;
+  /** Reset as a moment on the server's clock. */
+  resetAtMs?: number;
+}
+
+/** X-RateLimit-*: Reset is a Unix timestamp in seconds. */
+function contractFields(headers: Headers): Parsed | undefined {
+  const remaining = wholeNumber(first(headers, 'x-ratelimit-remaining'));
+  if (remaining === undefined) return undefined;
+  const reset = wholeNumber(first(headers, 'x-ratelimit-reset'));
+  return {
+    limit: wholeNumber(first(headers, 'x-ratelimit-limit')),
+    remaining,
+    resetAtMs: reset === undefined ? undefined : reset * 1000,
+  };
+}
+
+/** A structured-field list member: `"name";r=5;t=30` → name and parameters. */
+function member(text: string): { name: string; params: Map<string, string> } {
+  const [name = '', ...params] = text.split(';').map((part) => part.trim());
+  return {
+    name: name.replace(/^"|"$/g, ''),
+    params: new Map(
+      params.map((param) => {
+        const [key = '', value = ''] = param.split('=');
+        return [key.trim(), value.trim()] as const;
+      }),
+    ),
+  };
+}
+
+/**
+ * The current draft: `RateLimit: "p";r=…;t=…` (remaining, seconds to reset) with
+ * `RateLimit-Policy: "p";q=…;w=…` (quota, window). Of several policies, the one with the
+ * fewest requests remaining binds.
+ */
+function draftFields(headers: Headers, serverNowMs: number): Parsed | undefined {
+  const limits = values(headers, 'ratelimit').map(member);
+  const policies = new Map(
+    values(headers, 'ratelimit-policy')
+      .map(member)
+      .map((policy) => [policy.name, policy] as const),
+  );
+  let binding: Parsed | undefined;
+  for (const { name, params } of limits) {
+    const remaining = wholeNumber(params.get('r'));
+    if (remaining === undefined || (binding && binding.remaining! <= remaining)) continue;
+    const seconds = wholeNumber(params.get('t'));
+    binding = {
+      limit: wholeNumber(policies.get(name)?.params.get('q')),
+      remaining,
+      resetAtMs: seconds === undefined ? undefined : serverNowMs + seconds * 1000,
+    };
+  }
+  return binding;
+}
+
+/** The earlier draft: RateLimit-Limit, -Remaining, and -Reset in seconds from now. */
+function earlierDraftFields(headers: Headers, serverNowMs: number): Parsed | undefined {
+  // RateLimit-Limit may carry a policy after its number ("100, 100;w=60"): the number counts.
+  const leading = (name: string) => wholeNumber(first(headers, name)?.split(/[,;]/)[0]);
+  const remaining = leading('ratelimit-remaining');
+  if (remaining === undefined) return undefined;
+  const seconds = leading('ratelimit-reset');
+  return {
+    limit: leading('ratelimit-limit'),
+    remaining,
+    resetAtMs: seconds === undefined ? undefined : serverNowMs + seconds * 1000,
+  };
+}
+
+/**
+ * How far the server's clock is ahead of this one. Its Date has whole seconds, so one answer
+ * tells the offset only to within a second, and always as less than it is (Date is the
+ * server's time rounded down, and the answer took time to arrive). The largest sample is the
+ * best: each answer that comes just after the server's second ticked brings the estimate
+ * closer. A sample far from the estimate means another clock (the server's was reset), and
+ * starts again.
+ */
+function clockOffsetMs(headers: Headers, nowMs: number, knownOffsetMs?: number): number {
+  const date = Date.parse(first(headers, 'date') ?? '');
+  if (Number.isNaN(date)) return knownOffsetMs ?? 0;
+  const sample = date - nowMs;
+  if (knownOffsetMs === undefined || Math.abs(sample - knownOffsetMs) > 2_000) return sample;
+  return Math.max(sample, knownOffsetMs);
+}
+
+// A Date up to a second behind this clock, plus the time the answer took, agrees with it.
+const DATE_AGREEMENT_MS = 1_100;
+
+/**
+ * The offset to place the server's moments with. A server whose Date agrees with this clock
+ * to within the Date's own second is taken to share it: most do, and a wait is then not
+ * stretched by up to a second for the Date's rounding. A clock that is off by less than that
+ * cannot be told from this one; at worst that costs a 429 as a window opens, whose Retry-After
+ * is then obeyed, never a send into a known block.
+ */
+function placingOffsetMs(offsetMs: number): number {
+  return offsetMs <= 0 && offsetMs > -DATE_AGREEMENT_MS ? 0 : offsetMs;
+}
+
+/**
+ * What a response says of the key's limits, on this machine's clock at `nowMs`, given what
+ * earlier answers told of the server's clock (`knownOffsetMs`).
+ */
+export function readRateHeaders(
+  headers: Headers,
+  nowMs: number,
+  knownOffsetMs?: number,
+): RateHeaders {
+  const learntOffsetMs = clockOffsetMs(headers, nowMs, knownOffsetMs);
+  const offsetMs = placingOffsetMs(learntOffsetMs);
+  const serverNowMs = nowMs + offsetMs;
+  const parsed =
+    contractFields(headers) ??
+    draftFields(headers, serverNowMs) ??
+    earlierDraftFields(headers, serverNowMs);
+  const result: RateHeaders = { clockOffsetMs: learntOffsetMs };
+  const retryAfterMs = retryAfter(headers, serverNowMs);
+  if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
+  if (!parsed || parsed.remaining === undefined) return result;
+
+  // More remaining than the limit is a broken header, not information.
+  if (parsed.limit !== undefined && parsed.remaining > parsed.limit) return result;
+  const limit = parsed.limit ?? parsed.remaining;
+  const resetOk =
+    parsed.resetAtMs !== undefined &&
+    Math.abs(parsed.resetAtMs - serverNowMs) <= MAX_RESET_DISTANCE_MS;
+  if (resetOk) {
+    result.window = { limit, remaining: parsed.remaining, resetAtMs: parsed.resetAtMs! - offsetMs };
+  } else if (parsed.remaining === 0) {
+    // Nothing left and no telling when more comes: a short wait, then one request asks again.
+    result.window = { limit, remaining: 0, resetAtMs: nowMs + UNREADABLE_RESET_WAIT_MS };
+  }
+  return result;
+}

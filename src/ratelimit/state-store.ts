@@ -1,0 +1,166 @@
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { EMPTY_STATE, type GateState } from './policy.js';
+import { sha256Hex } from './sha256.js';
+
+/**
+ * Where the gate keeps a key's state. `update` is atomic: every pets process using the key
+ * reads, changes and writes the state as one step, so none overwrites what another learnt.
+ */
+export interface StateStore {
+  update<T>(change: (state: GateState) => { state: GateState; result: T }): T;
+  read(): GateState;
+}
+
+/** The state of one process alone: for tests, and when no config folder is known. */
+export function memoryStore(initial: GateState = EMPTY_STATE): StateStore {
+  let state = initial;
+  return {
+    update(change) {
+      const { state: next, result } = change(state);
+      state = next;
+      return result;
+    },
+    read: () => state,
+  };
+}
+
+/**
+ * Names the state of one key at one API origin without holding the key: a SHA-256 prefix
+ * tells keys apart and says nothing usable about a random key. The profile plays no part, so
+ * two profiles with one key share one state.
+ */
+export function stateName(origin: string, apiKey: string): string {
+  return sha256Hex(`${origin}\n${apiKey}`).slice(0, 16);
+}
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** Reads back only what is well formed; a missing or corrupt file is an empty state. */
+function revive(raw: unknown): GateState {
+  if (typeof raw !== 'object' || raw === null) return EMPTY_STATE;
+  const saved = raw as Record<string, unknown>;
+  const state: GateState = { consecutive429s: finite(saved.consecutive429s) ?? 0 };
+  const cooldownUntilMs = finite(saved.cooldownUntilMs);
+  if (cooldownUntilMs !== undefined) state.cooldownUntilMs = cooldownUntilMs;
+  if (typeof saved.cooldownCode === 'string') state.cooldownCode = saved.cooldownCode;
+  const quota = saved.quota as Record<string, unknown> | undefined;
+  const limit = finite(quota?.limit);
+  const remaining = finite(quota?.remaining);
+  const resetAtMs = finite(quota?.resetAtMs);
+  if (limit !== undefined && remaining !== undefined && resetAtMs !== undefined) {
+    state.quota = { limit, remaining, resetAtMs };
+  }
+  const probe = saved.probe as Record<string, unknown> | undefined;
+  const probeUntil = finite(probe?.untilMs);
+  if (typeof probe?.id === 'string' && probeUntil !== undefined) {
+    state.probe = { id: probe.id, untilMs: probeUntil };
+  }
+  if (typeof saved.inFlight === 'object' && saved.inFlight !== null) {
+    state.inFlight = {};
+    for (const [id, claim] of Object.entries(saved.inFlight as Record<string, unknown>)) {
+      const fields = claim as Record<string, unknown> | null;
+      const untilMs = finite(fields?.untilMs);
+      const ended = finite(fields?.ended);
+      if (untilMs !== undefined && ended !== undefined) state.inFlight[id] = { untilMs, ended };
+    }
+  }
+  const ended = finite(saved.ended);
+  if (ended !== undefined) state.ended = ended;
+  if (saved.unlimited === true) state.unlimited = true;
+  const clock = saved.serverClock as Record<string, unknown> | undefined;
+  const offsetMs = finite(clock?.offsetMs);
+  const atMs = finite(clock?.atMs);
+  if (offsetMs !== undefined && atMs !== undefined) state.serverClock = { offsetMs, atMs };
+  return state;
+}
+
+// A lock is held for one read and one write; one older than this was left by a process that
+// died holding it.
+const STALE_LOCK_MS = 2_000;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * The state in `$PETS_CONFIG_DIR/state/ratelimit-<name>.json`, shared by every pets process
+ * using the key. Changes happen under a lock file (O_EXCL), and the file is replaced by
+ * rename, so a reader never sees half a state.
+ */
+export function fileStore(configDir: string, name: string): StateStore {
+  const dir = join(configDir, 'state');
+  const path = join(dir, `ratelimit-${name}.json`);
+  const lockPath = `${path}.lock`;
+  let text = '';
+
+  function load(): GateState {
+    try {
+      text = readFileSync(path, 'utf8');
+      return revive(JSON.parse(text));
+    } catch {
+      text = '';
+      return EMPTY_STATE;
+    }
+  }
+
+  function acquire(): void {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (let spins = 0; ; spins++) {
+      try {
+        closeSync(openSync(lockPath, 'wx', 0o600));
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      let age = 0;
+      try {
+        age = Date.now() - statSync(lockPath).mtimeMs;
+      } catch {
+        continue;
+      }
+      if (age > STALE_LOCK_MS) {
+        try {
+          unlinkSync(lockPath);
+        } catch {
+          // another process took it over first
+        }
+        continue;
+      }
+      // Held for a moment by another process: wait a millisecond, without an event loop turn.
+      Atomics.wait(pause, 0, 0, spins < 10 ? 0.2 : 1);
+    }
+  }
+
+  return {
+    update(change) {
+      acquire();
+      try {
+        const { state, result } = change(load());
+        const next = `${JSON.stringify({ version: 2, ...state })}\n`;
+        if (next !== text) {
+          const temp = `${path}.${process.pid}.tmp`;
+          writeFileSync(temp, next, { mode: 0o600 });
+          renameSync(temp, path);
+          text = next;
+        }
+        return result;
+      } finally {
+        try {
+          unlinkSync(lockPath);
+        } catch {
+          // taken over as stale: nothing of ours to remove
+        }
+      }
+    },
+    read: load,
+  };
+}
