@@ -1,0 +1,393 @@
+// A deterministic simulation of pets's rate gate against strict servers, on virtual time.
+// M simulated processes (one RateGate each) share one state store, as pets processes share
+// the state file; N workers in each send requests through their process's gate. The servers
+// ban a key that sends while it is blocked. Everything runs on one scheduler, so a seed
+// replays exactly.
+
+import type { Clock } from '../../src/clock.js';
+import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
+import { RateGate } from '../../src/ratelimit/gate.js';
+import { memoryStore } from '../../src/ratelimit/state-store.js';
+
+/** mulberry32: small, fast and good enough to pick cases from a seed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Timer {
+  at: number;
+  seq: number;
+  fire: () => void;
+}
+
+/** Virtual time: sleeps are timers that fire in order when the program has nothing else to do. */
+export class Scheduler implements Clock {
+  private time: number;
+  private seq = 0;
+  private timers: Timer[] = [];
+
+  constructor(startMs: number) {
+    this.time = startMs;
+  }
+
+  now = (): number => this.time;
+
+  at(ms: number, fire: () => void): Timer {
+    const timer = { at: this.time + Math.max(0, ms), seq: this.seq++, fire };
+    this.timers.push(timer);
+    return timer;
+  }
+
+  sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        this.timers = this.timers.filter((t) => t !== timer);
+        reject(signal?.reason);
+      };
+      const timer = this.at(ms, () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      });
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+
+  /** Runs until no timer is left; false if it took more than `maxSteps` (a livelock). */
+  async run(maxSteps: number): Promise<boolean> {
+    for (let step = 0; step < maxSteps; step++) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.timers.length === 0) return true;
+      let next = this.timers[0]!;
+      for (const timer of this.timers) {
+        if (timer.at < next.at || (timer.at === next.at && timer.seq < next.seq)) next = timer;
+      }
+      this.timers = this.timers.filter((t) => t !== next);
+      this.time = Math.max(this.time, next.at);
+      next.fire();
+    }
+    return false;
+  }
+}
+
+// ---- Servers -----------------------------------------------------------------------------
+
+export interface LimitModel {
+  /** Whether a request arriving at `now` is within the limit, without counting it. */
+  allows(now: number): boolean;
+  count(now: number): void;
+  /** What the headers report at `now` (after counting): remaining, and Reset as a moment. */
+  report(now: number): { limit: number; remaining: number; resetAtMs: number };
+  /** The earliest moment from `now` at which a request would be allowed. */
+  nextAllowed(now: number): number;
+}
+
+/** A fixed window; aligned: windows start at multiples of its length, else at a first request. */
+export function fixedWindow(limit: number, lengthMs: number, aligned: boolean): LimitModel {
+  let start = Number.NEGATIVE_INFINITY;
+  let used = 0;
+  const roll = (now: number) => {
+    if (now < start + lengthMs) return;
+    start = aligned ? Math.floor(now / lengthMs) * lengthMs : now;
+    used = 0;
+  };
+  return {
+    allows(now) {
+      if (now >= start + lengthMs) return true;
+      return used < limit;
+    },
+    count(now) {
+      roll(now);
+      used++;
+    },
+    report(now) {
+      const open = now < start + lengthMs;
+      const resetAtMs = open
+        ? start + lengthMs
+        : aligned
+          ? (Math.floor(now / lengthMs) + 1) * lengthMs
+          : now + lengthMs;
+      return { limit, remaining: open ? limit - used : limit, resetAtMs };
+    },
+    nextAllowed(now) {
+      return now >= start + lengthMs || used < limit ? now : start + lengthMs;
+    },
+  };
+}
+
+/** A sliding log: at most `limit` requests in any `lengthMs`. */
+export function slidingWindow(limit: number, lengthMs: number): LimitModel {
+  let log: number[] = [];
+  const prune = (now: number) => (log = log.filter((t) => t > now - lengthMs));
+  return {
+    allows(now) {
+      prune(now);
+      return log.length < limit;
+    },
+    count(now) {
+      prune(now);
+      log.push(now);
+    },
+    report(now) {
+      prune(now);
+      const remaining = limit - log.length;
+      // Reset: when the next request is allowed once Remaining is 0; the oldest's expiry.
+      const resetAtMs = log.length === 0 ? now + lengthMs : log[0]! + lengthMs;
+      return { limit, remaining, resetAtMs };
+    },
+    nextAllowed(now) {
+      prune(now);
+      return log.length < limit ? now : log[0]! + lengthMs;
+    },
+  };
+}
+
+/** A token bucket of `capacity`, refilled one token every `refillMs`. */
+export function tokenBucket(capacity: number, refillMs: number): LimitModel {
+  let tokens = capacity;
+  let at = Number.NEGATIVE_INFINITY;
+  const refill = (now: number) => {
+    if (at === Number.NEGATIVE_INFINITY) at = now;
+    const gained = Math.floor((now - at) / refillMs);
+    if (gained > 0) {
+      tokens = Math.min(capacity, tokens + gained);
+      at = tokens === capacity ? now : at + gained * refillMs;
+    }
+  };
+  return {
+    allows(now) {
+      refill(now);
+      return tokens >= 1;
+    },
+    count(now) {
+      refill(now);
+      if (tokens === capacity) at = now;
+      tokens--;
+    },
+    report(now) {
+      refill(now);
+      // Reset: when the next token comes.
+      return {
+        limit: capacity,
+        remaining: tokens,
+        resetAtMs: tokens === capacity ? now + refillMs : at + refillMs,
+      };
+    },
+    nextAllowed(now) {
+      refill(now);
+      return tokens >= 1 ? now : at + refillMs;
+    },
+  };
+}
+
+export type HeaderStyle = 'x-ratelimit' | 'ietf' | 'ietf-earlier';
+
+export interface ServerRecord {
+  sent: number;
+  admitted: number;
+  limited: number;
+  /** Requests that arrived while the key was blocked after a 429: each bans the key. */
+  sentWhileBlocked: number;
+}
+
+/**
+ * A strict server: over the limit it answers 429 with Retry-After and blocks the key until
+ * then; any request during the block bans the key for ten minutes.
+ */
+export function strictServer(
+  model: LimitModel,
+  options: { style: HeaderStyle; skewMs: number; now: () => number },
+) {
+  const record: ServerRecord = { sent: 0, admitted: 0, limited: 0, sentWhileBlocked: 0 };
+  let blockedUntil = Number.NEGATIVE_INFINITY;
+  const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
+
+  function headers(now: number): HttpResponse['headers'] {
+    const { limit, remaining, resetAtMs } = model.report(now);
+    const date = new Date(Math.floor(now / 1000) * 1000).toUTCString();
+    const untilReset = seconds(resetAtMs - now);
+    if (options.style === 'ietf') {
+      return {
+        date,
+        ratelimit: `"default";r=${remaining};t=${untilReset}`,
+        'ratelimit-policy': `"default";q=${limit};w=60`,
+      };
+    }
+    if (options.style === 'ietf-earlier') {
+      return {
+        date,
+        'ratelimit-limit': String(limit),
+        'ratelimit-remaining': String(remaining),
+        'ratelimit-reset': String(untilReset),
+      };
+    }
+    return {
+      date,
+      'x-ratelimit-limit': String(limit),
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': String(seconds(resetAtMs)),
+    };
+  }
+
+  function handle(): HttpResponse {
+    const now = options.now() + options.skewMs;
+    record.sent++;
+    if (now < blockedUntil) {
+      record.sentWhileBlocked++;
+      blockedUntil = now + 600_000;
+      return {
+        status: 429,
+        headers: { ...headers(now), 'retry-after': '600' },
+        text: '{"code":"key_banned"}',
+      };
+    }
+    if (!model.allows(now)) {
+      record.limited++;
+      blockedUntil = model.nextAllowed(now);
+      const retry = String(seconds(blockedUntil - now));
+      blockedUntil = now + Number(retry) * 1000;
+      return {
+        status: 429,
+        headers: { ...headers(now), 'retry-after': retry },
+        text: '{"code":"rate_limited"}',
+      };
+    }
+    model.count(now);
+    record.admitted++;
+    return { status: 200, headers: headers(now), text: '[]' };
+  }
+
+  return { record, handle };
+}
+
+// ---- A run -------------------------------------------------------------------------------
+
+export interface RunOptions {
+  seed: number;
+  processes: number;
+  workersPerProcess: number;
+  requests: number;
+  model: () => LimitModel;
+  style: HeaderStyle;
+  skewMs: number;
+  maxWaitMs?: number;
+}
+
+export interface RunReport {
+  finished: boolean;
+  elapsedMs: number;
+  /** The least time the server's limit allows for these requests (a greedy oracle). */
+  leastMs: number;
+  /** How many times the oracle had to wait. */
+  leastWaits: number;
+  server: ServerRecord;
+  /** Sends made while the shared state knew of a block: the rule pets must never break. */
+  sendsIntoKnownBlock: number;
+  errors: string[];
+  maxLatencyMs: number;
+}
+
+const START = Date.parse('2026-11-23T10:00:07.300Z');
+const MAX_ONE_WAY_MS = 25;
+
+export async function simulate(options: RunOptions): Promise<RunReport> {
+  const random = seededRandom(options.seed);
+  const clock = new Scheduler(START);
+  const server = strictServer(options.model(), {
+    style: options.style,
+    skewMs: options.skewMs,
+    now: clock.now,
+  });
+  const store = memoryStore();
+  let sendsIntoKnownBlock = 0;
+  let maxLatencyMs = 0;
+  const errors: string[] = [];
+
+  const send = (request: HttpRequest): Promise<HttpResponse> => {
+    const state = store.read();
+    const now = clock.now();
+    if ((state.cooldownUntilMs ?? 0) > now) sendsIntoKnownBlock++;
+    const there = 1 + Math.floor(random() * MAX_ONE_WAY_MS);
+    const back = 1 + Math.floor(random() * MAX_ONE_WAY_MS);
+    maxLatencyMs = Math.max(maxLatencyMs, there + back);
+    return new Promise((resolve, reject) => {
+      request.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+      clock.at(there, () => {
+        const response = server.handle();
+        clock.at(back, () => resolve(response));
+      });
+    });
+  };
+
+  let next = 0;
+  const workers: Array<Promise<void>> = [];
+  for (let p = 0; p < options.processes; p++) {
+    const gate = new RateGate({
+      send,
+      clock,
+      random,
+      maxWaitMs: options.maxWaitMs ?? 3_600_000,
+      store,
+      claimMs: 35_000,
+    });
+    for (let w = 0; w < options.workersPerProcess; w++) {
+      workers.push(
+        (async () => {
+          for (;;) {
+            if (next >= options.requests) return;
+            next++;
+            try {
+              const response = await gate.send({
+                method: 'GET',
+                url: 'http://sim/v1/pets',
+                headers: {},
+              });
+              if (response.status !== 200) errors.push(`status ${response.status}`);
+            } catch (error) {
+              errors.push((error as Error).message);
+            }
+          }
+        })(),
+      );
+    }
+  }
+  const finished = await clock.run(200_000);
+  await Promise.race([Promise.all(workers), new Promise((r) => setImmediate(r))]);
+
+  // The oracle: a client that knows the server's clock and sends each request the moment
+  // the headers could let it know the server admits it, and whose requests arrive 1 ms after
+  // they leave. Headers count whole seconds: X-RateLimit-Reset names a whole second of the
+  // server's clock, the drafts' fields a whole number of seconds from the answer.
+  const oracle = options.model();
+  // Its first request arrives when the simulated network lets it at the latest, as a real
+  // client's may: the first window may end a few ms after the run starts.
+  let t = START + options.skewMs + MAX_ONE_WAY_MS;
+  let leastWaits = 0;
+  for (let i = 0; i < options.requests; i++) {
+    const allowed = oracle.nextAllowed(t);
+    if (allowed > t) {
+      leastWaits++;
+      t =
+        (options.style === 'x-ratelimit'
+          ? Math.ceil(allowed / 1000) * 1000
+          : t + Math.ceil((allowed - t) / 1000) * 1000) + 1;
+    }
+    oracle.count(t);
+  }
+  return {
+    finished,
+    elapsedMs: clock.now() - START,
+    leastMs: t - (START + options.skewMs),
+    leastWaits,
+    server: server.record,
+    sendsIntoKnownBlock,
+    errors,
+    maxLatencyMs,
+  };
+}
