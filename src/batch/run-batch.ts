@@ -86,5 +86,8 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
     await iterator.return?.();
   }
   emitReady();
+  // Stopped before the input ran out: the run is unfinished, whatever the requests in flight
+  // did, and says so rather than pass for done.
+  if (stoppedBy === undefined && run.stop?.aborted && !exhausted) stoppedBy = run.stop.reason;
   return stoppedBy === undefined ? {} : { stoppedBy };
 }

@@ -22,6 +22,8 @@ export interface SandboxState {
   requestLog: SandboxRequestLogEntry[];
   isClosing: () => boolean;
   onAnswer?: (answer: SandboxAnswer) => void;
+  /** Each answer waits this long before it goes out, as a distant server's would. */
+  latencyMs?: number;
 }
 
 const UNAUTHORIZED_MESSAGE =
@@ -87,7 +89,8 @@ export function createRequestHandler(
       .catch(() =>
         errorResponse(500, 'internal_error', 'the sandbox failed while handling this request'),
       )
-      .then((response) => {
+      .then(async (response) => {
+        if (state.latencyMs) await new Promise((resolve) => setTimeout(resolve, state.latencyMs));
         if (response === undefined || res.destroyed) return;
         entry.status = response.status;
         // Decided at the last moment: a request that was already running when close() came

@@ -54,6 +54,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       requestLog,
       isClosing: () => closing !== undefined,
       onAnswer: options.onAnswer,
+      latencyMs: options.latencyMs,
     }),
   );
   // A connection that was busy when close() came goes idle once its answer is out; close it

@@ -26,6 +26,8 @@ export interface SandboxOptions {
   banSeconds?: number;
   /** Clock in ms since the epoch; the sandbox reads time only from here. Default Date.now. */
   now?: () => number;
+  /** Holds each answer this long (ms) before sending it: a slow server, for tests. */
+  latencyMs?: number;
   /** Told of each answer as it goes out, for a log. */
   onAnswer?: (answer: SandboxAnswer) => void;
 }

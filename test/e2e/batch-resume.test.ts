@@ -9,8 +9,8 @@ import { BIN, runBinary } from '../helpers/run-binary.js';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
-  // 600 a minute paces the batch at 10 a second, so an interrupt lands halfway.
-  sandbox = await startSandbox({ plan: 'free', rpm: 600, rpd: 100_000 });
+  // Slow answers keep the batch going long enough for an interrupt to land halfway.
+  sandbox = await startSandbox({ plan: 'free', rpm: 600, rpd: 100_000, latencyMs: 40 });
 });
 afterAll(() => sandbox.close());
 

@@ -20,3 +20,24 @@ export function fakeClock(startMs = Date.parse('2026-11-21T12:00:00Z')): FakeClo
     },
   };
 }
+
+/**
+ * A clock for concurrent waits: a sleep ends at the moment it was asked for (or now, if time
+ * has passed it), so that workers waiting for the same Reset wake together, as on a real
+ * clock, instead of each adding its wait. Time stands still while requests are in flight.
+ */
+export function concurrentClock(startMs = Date.parse('2026-11-21T12:00:00Z')): FakeClock {
+  let now = startMs;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => now,
+    async sleep(ms, signal) {
+      const wakeAt = now + ms;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      sleeps.push(ms);
+      now = Math.max(now, wakeAt);
+    },
+  };
+}

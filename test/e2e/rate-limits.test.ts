@@ -1,0 +1,161 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { tempConfigDir } from '../helpers/config-dir.js';
+import { concurrentClock, fakeClock } from '../helpers/fake-clock.js';
+import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { runBinary } from '../helpers/run-binary.js';
+import { runMain } from '../helpers/run-main.js';
+import {
+  skewEndingWindowIn,
+  startStrictServer,
+  type StrictServer,
+} from '../helpers/strict-server.js';
+
+// The rate gate's promises, kept by real pets processes and by the whole CLI on a clock it
+// shares with the server: no 429 when pets is alone on a key, nothing sent into a block.
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+async function strict(options: Parameters<typeof startStrictServer>[0]): Promise<StrictServer> {
+  const server = await startStrictServer(options);
+  closers.push(() => server.close());
+  return server;
+}
+
+describe('the free plan, 100 creates at the default concurrency', () => {
+  it('creates all 100 with no 429: workers that wake check before they send', async () => {
+    const clock = concurrentClock();
+    const sandbox: RunningSandbox = await startSandbox({ plan: 'free', now: clock.now });
+    closers.push(() => sandbox.close());
+    const dir = tempConfigDir();
+    const input = join(dir, '..', 'free.ndjson');
+    const names = Array.from({ length: 100 }, (_, i) => `Free ${i}`);
+    writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
+    const env = {
+      PETS_CONFIG_DIR: dir,
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: sandbox.key,
+      PETS_PROFILE: 'staging',
+    };
+
+    const run = await runMain(['add', '--file', input, '--max-wait', '600'], env, {}, clock);
+    expect(run.stderr).toMatch(/created 100, failed 0/);
+    expect(run.code).toBe(0);
+    expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(
+      sandbox
+        .pets()
+        .map((pet) => pet.name)
+        .sort(),
+    ).toEqual([...names].sort());
+  });
+});
+
+describe('several pets processes on one key', () => {
+  it('8 parallel `pets list` on a 10-per-10 s window: no 429, those over the budget wait', async () => {
+    // The server's window ends 1.5 s from now, so the wait is short.
+    const server = await strict({
+      limit: 10,
+      windowMs: 10_000,
+      skewMs: skewEndingWindowIn(10_000, 2_500),
+    });
+    const env = {
+      PETS_CONFIG_DIR: tempConfigDir(),
+      PETS_BASE_URL: server.baseUrl,
+      PETS_API_KEY: server.key,
+    };
+    // Warm state: four requests of the window are used.
+    for (let i = 0; i < 4; i++) expect((await runBinary(['list', '--json'], env)).code).toBe(0);
+
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () => runBinary(['list', '--json'], env)),
+    );
+    expect(runs.map((run) => run.code)).toEqual(Array(8).fill(0));
+    expect(server.limited()).toBe(0);
+    expect(server.sentWhileBlocked()).toBe(0);
+    expect(server.requests).toHaveLength(12);
+  });
+
+  it('a cooldown learnt through one profile and address holds the same key under another', async () => {
+    const clock = fakeClock();
+    const fault: FaultServer = await startFaultServer(clock.now);
+    closers.push(() => fault.close());
+    let first = true;
+    fault.handle((_req, res) => {
+      if (first) {
+        first = false;
+        sendJson(res, 429, '{"code":"rate_limited","message":"slow","status":429}', {
+          'retry-after': '30',
+        });
+      } else sendJson(res, 200, '[]');
+    });
+    const dir = tempConfigDir();
+    const key = { PETS_CONFIG_DIR: dir, PETS_API_KEY: 'shared_key_0123456789' };
+    const localhost = fault.baseUrl.replace('127.0.0.1', 'localhost');
+    await runMain(['profile', 'set', 'one', '--base-url', fault.baseUrl], key, {}, clock);
+    await runMain(['profile', 'set', 'two', '--base-url', localhost], key, {}, clock);
+    const viaIp = { ...key, PETS_PROFILE: 'one' };
+    const viaName = { ...key, PETS_PROFILE: 'two' };
+
+    const limited = await runMain(['list', '--max-wait', '0'], viaIp, {}, clock);
+    expect(limited.code).toBe(5);
+    const other = await runMain(['list', '--max-wait', '0'], viaName, {}, clock);
+    expect(other.code).toBe(5);
+    expect(other.stderr).toMatch(/nothing was sent/);
+    expect(fault.requests).toHaveLength(1);
+
+    const waited = await runMain(['list'], viaName, {}, clock);
+    expect(waited.code).toBe(0);
+    expect(fault.requests).toHaveLength(2);
+    expect(fault.requests[1]!.at - fault.requests[0]!.at).toBeGreaterThanOrEqual(30_000);
+  });
+});
+
+describe('Retry-After is obeyed as given', () => {
+  it.each(['700000', '99999999999999999999'])(
+    'Retry-After %s: exit 5 with the time to retry, and nothing sent early',
+    async (retryAfter) => {
+      const fault = await startFaultServer();
+      closers.push(() => fault.close());
+      fault.handle((_req, res) =>
+        sendJson(res, 429, '{"code":"rate_limited","message":"slow","status":429}', {
+          'retry-after': retryAfter,
+        }),
+      );
+      const env = {
+        PETS_CONFIG_DIR: tempConfigDir(),
+        PETS_BASE_URL: fault.baseUrl,
+        PETS_API_KEY: 'fault_key_0123456789',
+      };
+      const run = await runBinary(['list', '--json'], env);
+      expect(run.code).toBe(5);
+      const error = JSON.parse(run.stderr) as { error: { retryAfter: number; message: string } };
+      expect(error.error.retryAfter).toBeGreaterThanOrEqual(699_999);
+      expect(error.error.message).toMatch(/after sending 1 request/);
+      expect(fault.requests).toHaveLength(1);
+      // The next run knows the block and sends nothing.
+      const again = await runBinary(['list'], env);
+      expect(again.code).toBe(5);
+      expect(again.stderr).toMatch(/nothing was sent/);
+      expect(fault.requests).toHaveLength(1);
+    },
+  );
+
+  it('--max-wait 0 with budget left sends at once, and exit 5 says nothing was sent', async () => {
+    const server = await strict({ limit: 60, windowMs: 60_000 });
+    const env = {
+      PETS_CONFIG_DIR: tempConfigDir(),
+      PETS_BASE_URL: server.baseUrl,
+      PETS_API_KEY: server.key,
+    };
+    for (let i = 0; i < 3; i++) {
+      expect((await runBinary(['list', '--max-wait', '0'], env)).code).toBe(0);
+    }
+    expect(server.requests).toHaveLength(3);
+  });
+});
