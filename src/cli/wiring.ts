@@ -8,7 +8,7 @@ import { packageVersion } from '../version.js';
 import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../clock.js';
 import { fdOutput, isTerminal } from './fd-output.js';
-import { redact } from './report-error.js';
+import { redact } from '../redact.js';
 import type { Deps, HttpSettings, Io } from './deps.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
