@@ -158,6 +158,58 @@ describe('a single add always says which case it is', () => {
     expect(io.err()).toContain('pets list');
   });
 
+  it('Ctrl-C during a rate-limit wait, before the POST went out: the pet was not created', async () => {
+    fault.handle((_req, res) =>
+      sendJson(res, 429, '{"code":"rate_limited","message":"slow","status":429}', {
+        'retry-after': '5',
+      }),
+    );
+    const stop = new AbortController();
+    // Ctrl-C arrives while pets waits out the Retry-After, on a clock that never sleeps.
+    const clock = {
+      now: () => Date.now(),
+      async sleep(_ms: number, signal?: AbortSignal) {
+        stop.abort();
+        await Promise.resolve();
+        if (signal?.aborted) throw signal.reason;
+      },
+    };
+    const before = posts();
+    const io = captureIo();
+    // A config folder of its own: the cooldown this 429 leaves must not hold back other tests.
+    const own = { ...env, PETS_CONFIG_DIR: tempConfigDir() };
+    const deps = createDeps({ signal: stop.signal, io, env: own, clock });
+    const code = await main(['node', 'pets', 'add', '--name', 'Rex', '--category-id', '2'], deps);
+    expect(code).toBe(130);
+    expect(io.err()).toContain('nothing was sent: the pet was not created');
+    expect(io.err()).not.toContain('may have');
+    expect(posts() - before).toBe(1); // the one that got the 429, and no other
+  });
+
+  it('a key with a character that is not visible ASCII in the config: exit 4, nothing sent', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const dir = tempConfigDir();
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({
+        profiles: { production: { baseUrl: fault.baseUrl, apiKey: 'sk_live_\u043a\u043b' } },
+      }),
+      { mode: 0o600 },
+    );
+    const before = fault.requests.length;
+    const result = await runMain(['add', '--name', 'Rex', '--category-id', '2'], {
+      PETS_CONFIG_DIR: dir,
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(
+      'the API key of profile "production" has a character that is not visible ASCII',
+    );
+    expect(result.stderr).toContain('pets auth login --profile production');
+    expect(fault.requests.length).toBe(before);
+  });
+
   it('Ctrl-C to the built binary after the POST arrived says the pet may have been created', async () => {
     const child = spawn(process.execPath, [BIN, 'add', '--name', 'Rex', '--category-id', '2'], {
       env: { PATH: process.env.PATH, ...env },
