@@ -235,6 +235,24 @@ describe('answers that are not UTF-8', () => {
     expect(result.stderr).toContain('the answer is not valid UTF-8');
     expect(result.stdout).toBe('');
   });
+  it('valid UTF-8 stays as it is, with or without a BOM, read whole or in chunks', async () => {
+    const body = Buffer.from('\ufeff[{"id":1,"name":"Kätzchen 🐈","categoryId":2}]');
+    for (const chunked of [false, true]) {
+      fault.handle((_req, res) => {
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          ...(chunked ? {} : { 'content-length': String(body.length) }),
+        });
+        // Split inside the cat's four bytes: decoding must wait for the whole body.
+        const cut = body.indexOf(0xf0) + 2;
+        res.write(body.subarray(0, cut));
+        res.end(body.subarray(cut));
+      });
+      const result = await pets('list', '--json');
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)[0].name).toBe('Kätzchen 🐈');
+    }
+  });
 });
 
 describe('a batch says "may have been created" once', () => {
