@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
+import { runBinary } from '../helpers/run-binary.js';
 import { runMain } from '../helpers/run-main.js';
 
 // Planted folders and files, as another user (uid 65534, "nobody") would leave them. The
@@ -142,6 +143,31 @@ describe('a planted config folder', () => {
     );
     expect(first.stderr).toContain('for profile "staging", which has no base URL yet');
   });
+});
+
+describe('the built binary, on a planted config', () => {
+  it('refuses a symlinked config.json and a folder others can write, with exit 2 and no crash', async () => {
+    const linked = tempConfigDir();
+    mkdirSync(linked, { mode: 0o700 });
+    const target = join(dirname(linked), 'elsewhere.json');
+    writeFileSync(target, '{}');
+    symlinkSync(target, join(linked, 'config.json'));
+    const viaLink = await runBinary(
+      ['auth', 'login', '--with-key'],
+      { PETS_CONFIG_DIR: linked },
+      `${CANARY}\n`,
+    );
+    expectRefused(viaLink, 'is a symbolic link, which pets does not follow');
+    expect(readFileSync(target, 'utf8')).toBe('{}');
+
+    const open = plantedConfig();
+    chmodSync(open.dir, 0o777);
+    const before = fault.requests.length;
+    const listed = await runBinary(['list'], { PETS_CONFIG_DIR: open.dir, PETS_API_KEY: CANARY });
+    expectRefused(listed, 'can be changed by other users');
+    expect(listed.stderr).toContain(`chmod 700 ${open.dir}`);
+    expect(fault.requests.length).toBe(before);
+  }, 20_000);
 });
 
 describe('keys that are not visible ASCII', () => {
