@@ -129,9 +129,26 @@ export class InterruptedError extends PetsError {
   /** Whether the request was already on its way: a create may then have happened. */
   readonly requestSent: boolean;
 
-  constructor(requestSent = false) {
-    super('interrupted', 'interrupted');
+  constructor(requestSent = false, message = 'interrupted') {
+    super('interrupted', message);
     this.requestSent = requestSent;
+  }
+}
+
+/** Exit 1: the journal of a batch could not be written midway (a full disk); the run stopped. */
+export class JournalError extends PetsError {
+  readonly exitCode = 1;
+
+  constructor(path: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException | null)?.code ?? 'error';
+    super(
+      'journal_write_failed',
+      `the journal ${path} could not be written (${code}), so the batch stopped: no record is sent before its journal entry is written`,
+      {
+        hint: 'Free some space, then run the same command again: it resumes from the journal.',
+        cause,
+      },
+    );
   }
 }
 

@@ -1,74 +1,310 @@
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { parseJson, stringifyJson } from '../json/int64-json.js';
+import {
+  closeSync,
+  fdatasync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  readSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { toInt64 } from '../api/contract.js';
+import { JournalError, UsageError, type ErrorJson } from '../errors.js';
+import { parseJson, stringifyJson } from '../json/int64-json.js';
+
+// The journal of `pets add --file`: NDJSON, appended to, never rewritten.
+//   {"journal":2,"origin":…,"key":…,"profile":…}   first: the target it belongs to
+//   {"i":"<hash>.<n>","line":L}                    intent: written before the create leaves
+//   {"o":"<hash>.<n>","line":L,"outcome":…,…}      outcome: written when the answer is in
+// A record is named by its content's hash and its occurrence among identical records, so
+// lines inserted, removed or reordered in the input neither repeat nor block a record.
 
 export type JournalOutcome = 'created' | 'failed' | 'unknown';
 
-/** One result, as written: enough to skip, retry or refuse the record on a later run. */
-export interface JournalEntry {
-  line: number;
-  /** Fingerprint of the record's content, to notice an input that changed between runs. */
-  hash: string;
+/** Who the journal's creates went to: the API origin, the key's fingerprint, the profile. */
+export interface JournalTarget {
+  origin: string;
+  key: string;
+  profile: string;
+}
+
+/** What earlier runs left of one record. An intent with no outcome is `unknown`. */
+export type PreviousRecord =
+  | { outcome: 'created'; id: bigint }
+  | { outcome: 'unknown' }
+  | { outcome: 'failed'; retryable: boolean; error?: ErrorJson };
+
+export interface OutcomeEntry {
   outcome: JournalOutcome;
-  /** The id the server gave, for created records. */
   id?: bigint;
-  /** For failed records: whether trying again could succeed (a 400 would not). */
   retryable?: boolean;
-  error?: { code: string; message: string; status: number | null };
+  error?: ErrorJson;
 }
 
 export interface Journal {
   readonly path: string;
-  /** The last outcome recorded for `line` by earlier runs. */
-  previous(line: number): JournalEntry | undefined;
-  /** Appends one result and hands it to the OS at once, so a killed run loses nothing. */
-  append(entry: JournalEntry): void;
+  previous(record: string): PreviousRecord | undefined;
+  /** Records that a create is about to leave, and hands it to the OS; throws if it cannot. */
+  intend(record: string, line: number): void;
+  /** Resolves once every intent so far is on disk (one fdatasync for all who wait). */
+  durable(): Promise<void>;
+  settle(record: string, line: number, entry: OutcomeEntry): void;
   close(): void;
 }
 
-/** What earlier runs recorded, last word per line; a torn last line (a crash mid-write) is ignored. */
-function readEntries(path: string): Map<number, JournalEntry> {
-  const entries = new Map<number, JournalEntry>();
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return entries;
-  }
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    let value: unknown;
-    try {
-      value = parseJson(line);
-    } catch {
-      continue;
-    }
-    const entry = value as Partial<JournalEntry> & { id?: unknown };
-    if (typeof entry.line !== 'number' || typeof entry.hash !== 'string') continue;
-    if (entry.outcome !== 'created' && entry.outcome !== 'failed' && entry.outcome !== 'unknown')
-      continue;
-    entries.set(entry.line, {
-      line: entry.line,
-      hash: entry.hash,
-      outcome: entry.outcome,
-      ...(entry.outcome === 'created' ? { id: toInt64(entry.id) ?? 0n } : {}),
-      ...(entry.retryable === undefined ? {} : { retryable: entry.retryable }),
-      // Only failures keep their error: a repeated failure is reported with it.
-      ...(entry.outcome === 'failed' && entry.error ? { error: entry.error } : {}),
-    });
-  }
-  return entries;
+const HEADER_VERSION = 2;
+
+function describeTarget(target: JournalTarget): string {
+  return `profile "${target.profile}" at ${target.origin} (key ${target.key.slice(0, 8)}…)`;
 }
 
-export function openJournal(path: string): Journal {
-  const entries = readEntries(path);
-  const fd = openSync(path, 'a', 0o600);
+/** Opens `path` for appending, refusing what is not a plain file the run can write. */
+function openForAppend(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'a+', 0o600);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`the journal ${path} cannot be written (${code})`, {
+      hint: 'Give a writable file with --journal <path>; nothing was sent.',
+    });
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new UsageError(`the journal ${path} is not a regular file`, {
+      hint: 'Give a file with --journal <path>; nothing was sent.',
+    });
+  }
+  return fd;
+}
+
+/**
+ * Reads the journal line by line, keeping one small entry per record (not the text), and
+ * cuts off a torn last line (a crash mid-write) so that the next entry starts on its own line.
+ */
+function replay(
+  fd: number,
+  onHeader: (header: Record<string, unknown>) => void,
+  onEntry: (entry: Record<string, unknown>) => void,
+): void {
+  const chunk = Buffer.alloc(1 << 16);
+  let carry = '';
+  let position = 0;
+  let lineNumber = 0;
+  for (;;) {
+    const read = readSync(fd, chunk, 0, chunk.length, position);
+    if (read === 0) break;
+    position += read;
+    const text = carry + chunk.toString('utf8', 0, read);
+    const lines = text.split('\n');
+    carry = lines.pop() ?? '';
+    for (const line of lines) {
+      lineNumber++;
+      if (!line.trim()) continue;
+      let value: unknown;
+      try {
+        value = parseJson(line);
+      } catch {
+        continue;
+      }
+      if (typeof value !== 'object' || value === null) continue;
+      const entry = value as Record<string, unknown>;
+      if (lineNumber === 1 && 'journal' in entry) onHeader(entry);
+      else onEntry(entry);
+    }
+  }
+  if (carry.length > 0) ftruncateSync(fd, position - Buffer.byteLength(carry));
+}
+
+function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
+  switch (entry.outcome) {
+    case 'created':
+      return { outcome: 'created', id: toInt64(entry.id) ?? 0n };
+    case 'unknown':
+      return { outcome: 'unknown' };
+    case 'failed':
+      return {
+        outcome: 'failed',
+        retryable: entry.retryable === true,
+        ...(typeof entry.error === 'object' && entry.error !== null
+          ? { error: entry.error as ErrorJson }
+          : {}),
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Opens (or starts) the journal at `path` for `target`, holding its lock for this run. A
+ * journal of another target, or one in use by a live process, is refused (exit 2).
+ */
+export function openJournal(path: string, target: JournalTarget): Journal {
+  const release = lockJournal(path);
+  let fd: number;
+  const records = new Map<string, PreviousRecord>();
+  try {
+    fd = openForAppend(path);
+    let header: Record<string, unknown> | undefined;
+    let entries = 0;
+    replay(
+      fd,
+      (found) => (header = found),
+      (entry) => {
+        entries++;
+        if (typeof entry.i === 'string') {
+          if (!records.has(entry.i)) records.set(entry.i, { outcome: 'unknown' });
+        } else if (typeof entry.o === 'string') {
+          const previous = revive(entry);
+          if (previous) records.set(entry.o, previous);
+        }
+      },
+    );
+    if (header) checkTarget(path, header, target);
+    else if (entries > 0) {
+      throw new UsageError(`the journal ${path} was written by an older pets, without a target`, {
+        hint: 'Check with `pets list` what it created, then start a fresh journal: --journal <new path>.',
+      });
+    } else {
+      try {
+        writeSync(fd, `${JSON.stringify({ journal: HEADER_VERSION, ...target })}\n`);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'error';
+        throw new UsageError(`the journal ${path} cannot be written (${code})`, {
+          hint: 'Free some space or give another file with --journal <path>; nothing was sent.',
+        });
+      }
+    }
+  } catch (error) {
+    release();
+    throw error;
+  }
+
+  const fileFd = fd;
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const write = (text: string) => {
+    try {
+      writeSync(fileFd, text);
+    } catch (error) {
+      throw new JournalError(path, error);
+    }
+  };
+  const startSync = (): Promise<void> => {
+    const sync = new Promise<void>((resolve, reject) =>
+      fdatasync(fileFd, (error) => (error ? reject(new JournalError(path, error)) : resolve())),
+    ).finally(() => {
+      if (running === sync) running = undefined;
+    });
+    running = sync;
+    return sync;
+  };
+
   return {
     path,
-    previous: (line) => entries.get(line),
-    append(entry) {
-      writeSync(fd, `${stringifyJson(entry)}\n`);
+    previous: (record) => records.get(record),
+    intend(record, line) {
+      write(`${stringifyJson({ i: record, line })}\n`);
     },
-    close: () => closeSync(fd),
+    durable() {
+      if (!running) return startSync();
+      // A sync under way may have begun before this caller's intent was written: the next
+      // one covers it, and everyone who asks meanwhile shares it.
+      queued ??= running
+        .catch(() => undefined)
+        .then(() => {
+          queued = undefined;
+          return startSync();
+        });
+      return queued;
+    },
+    settle(record, line, entry) {
+      write(`${stringifyJson({ o: record, line, ...entry })}\n`);
+    },
+    close() {
+      closeSync(fileFd);
+      release();
+    },
   };
+}
+
+function checkTarget(path: string, header: Record<string, unknown>, target: JournalTarget): void {
+  const recorded: JournalTarget = {
+    origin: String(header.origin),
+    key: String(header.key),
+    profile: String(header.profile),
+  };
+  if (recorded.origin === target.origin && recorded.key === target.key) return;
+  throw new UsageError(
+    `the journal ${path} belongs to ${describeTarget(recorded)}, not to ${describeTarget(target)}`,
+    {
+      hint:
+        `Resume it against its own target (pets --profile ${recorded.profile} add --file …), ` +
+        'or start a fresh journal for this one: --journal <new path>.',
+    },
+  );
+}
+
+/**
+ * Holds `<journal>.lock` for this run: one run at a time per journal, or two would send the
+ * same records. A lock whose process has died is taken over.
+ */
+function lockJournal(path: string): () => void {
+  const lockPath = `${path}.lock`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      writeFileSync(lockPath, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        try {
+          unlinkSync(lockPath);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        const code = (error as NodeJS.ErrnoException).code ?? 'error';
+        throw new UsageError(`the journal's lock ${lockPath} cannot be written (${code})`, {
+          hint: 'Give a journal in a folder you can write: --journal <path>; nothing was sent.',
+        });
+      }
+    }
+    const holder = Number(readLock(lockPath));
+    if (Number.isSafeInteger(holder) && holder > 0 && isAlive(holder)) {
+      throw new UsageError(`the journal ${path} is in use by another pets (process ${holder})`, {
+        hint: 'Wait for that run to end; two runs on one journal would send records twice.',
+      });
+    }
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      // another run took it over first; try again
+    }
+  }
+  throw new UsageError(`the journal ${path} is in use by another pets`, {
+    hint: 'Wait for that run to end, then try again.',
+  });
+}
+
+function readLock(lockPath: string): string {
+  try {
+    return readFileSync(lockPath, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

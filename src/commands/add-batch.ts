@@ -21,13 +21,16 @@ export type RecordResult =
   | { line: number; kind: 'created'; pet: Pet }
   | { line: number; kind: 'skipped'; pet: Pet }
   | { line: number; kind: 'failed'; error: ErrorJson }
-  | { line: number; kind: 'unknown'; error: ErrorJson };
+  | { line: number; kind: 'unknown'; error: ErrorJson }
+  | { line: number; kind: 'notSent'; error: ErrorJson };
 
 export interface BatchTally {
   created: number;
   failed: number;
   skipped: number;
   unknown: number;
+  /** Records the run stopped before sending (an interrupt, a limit, a closed stdout). */
+  notSent: number;
 }
 
 export interface AddBatchResult extends BatchTally {
@@ -62,33 +65,62 @@ const failure = (code: string, message: string, exitCode: number): ErrorJson => 
   exitCode,
 });
 
+interface KeyedRecord extends InputRecord {
+  /** The record's name in the journal: its content's hash and its occurrence among twins. */
+  key?: string;
+}
+
+/** Names each record by content, counting identical records in input order. */
+async function* withKeys(records: AsyncIterable<InputRecord>): AsyncIterable<KeyedRecord> {
+  const seen = new Map<string, number>();
+  for await (const record of records) {
+    if (!record.pet) {
+      yield record;
+      continue;
+    }
+    const hash = recordHash(record.pet);
+    const occurrence = seen.get(hash) ?? 0;
+    seen.set(hash, occurrence + 1);
+    yield { ...record, key: `${hash}.${occurrence}` };
+  }
+}
+
 /**
- * Creates the records of a batch, each at most once across runs: the journal says what
- * earlier runs did, and every new outcome is journaled before it is reported.
+ * Creates the records of a batch, each at most once across runs and crashes: a create's
+ * intent is in the journal, on disk, before the create leaves, so a run killed at any moment
+ * leaves each record created, failed, or unknown (held back on resume), never to be sent twice.
  */
 export async function addBatch(
   options: AddBatchOptions,
   deps: AddBatchDeps,
 ): Promise<AddBatchResult> {
-  const tally: BatchTally = { created: 0, failed: 0, skipped: 0, unknown: 0 };
+  const tally: BatchTally = { created: 0, failed: 0, skipped: 0, unknown: 0, notSent: 0 };
   let unknownInARow = 0;
+  const { journal } = options;
 
   const send = async (
     line: number,
-    hash: string,
+    key: string,
     pet: NewPet,
   ): Promise<WorkResult<RecordResult>> => {
+    // Written and synced before sending: if this fails, the record is not sent.
+    journal.intend(key, line);
+    await journal.durable();
     try {
       const created = await deps.api.createPet(pet, {
         signal: deps.signal,
         stopSending: deps.stop,
       });
-      options.journal.append({ line, hash, outcome: 'created', id: created.id });
       unknownInARow = 0;
-      return { result: { line, kind: 'created', pet: created } };
+      const result: RecordResult = { line, kind: 'created', pet: created };
+      return settled(
+        () => journal.settle(key, line, { outcome: 'created', id: created.id }),
+        result,
+      );
     } catch (error) {
-      // These end the run with nothing to record: the record was not created, so a later
-      // run sends it. An interrupt before sending, no key, the quota, an unreachable server.
+      // These end the run with the record not created: its intent without an outcome holds it
+      // as unknown on resume only if the request may have left; otherwise the outcome says
+      // it failed in a way that retrying fixes.
       if (
         (error instanceof InterruptedError && !error.requestSent) ||
         error instanceof AuthError ||
@@ -96,6 +128,13 @@ export async function addBatch(
         (error instanceof NetworkError && !error.requestMayHaveArrived) ||
         !(error instanceof PetsError)
       ) {
+        if (error instanceof PetsError) {
+          journal.settle(key, line, {
+            outcome: 'failed',
+            retryable: true,
+            error: errorJson(error),
+          });
+        }
         throw error;
       }
       const mayHaveCreated =
@@ -112,29 +151,35 @@ export async function addBatch(
               ? `${error.message} (the pet may have been created)`
               : error.message,
         };
-        options.journal.append({ line, hash, outcome: 'unknown', error: reported });
         unknownInARow++;
         const stop =
           error instanceof InterruptedError || unknownInARow >= MAX_UNKNOWN_IN_A_ROW
             ? error
             : undefined;
-        return { result: { line, kind: 'unknown', error: reported }, stop };
+        const result: RecordResult = { line, kind: 'unknown', error: reported };
+        return settled(
+          () => journal.settle(key, line, { outcome: 'unknown', error: reported }),
+          result,
+          stop,
+        );
       }
-      options.journal.append({
-        line,
-        hash,
-        outcome: 'failed',
-        retryable: false,
-        error: errorJson(error),
-      });
       unknownInARow = 0;
-      return { result: { line, kind: 'failed', error: errorJson(error) } };
+      const result: RecordResult = { line, kind: 'failed', error: errorJson(error) };
+      return settled(
+        () =>
+          journal.settle(key, line, {
+            outcome: 'failed',
+            retryable: false,
+            error: errorJson(error),
+          }),
+        result,
+      );
     }
   };
 
-  const work = async (record: InputRecord): Promise<WorkResult<RecordResult>> => {
-    const { line, pet } = record;
-    if (!pet) {
+  const work = async (record: KeyedRecord): Promise<WorkResult<RecordResult>> => {
+    const { line, pet, key } = record;
+    if (!pet || key === undefined) {
       return {
         result: {
           line,
@@ -143,13 +188,18 @@ export async function addBatch(
         },
       };
     }
-    const hash = recordHash(pet);
-    const previous = options.journal.previous(line);
-    switch (planRecord(hash, previous, options.retryUnknown)) {
+    const previous = journal.previous(key);
+    switch (planRecord(previous, options.retryUnknown)) {
       case 'send':
-        return send(line, hash, pet);
+        return send(line, key, pet);
       case 'skip-created':
-        return { result: { line, kind: 'skipped', pet: { id: previous?.id ?? 0n, ...pet } } };
+        return {
+          result: {
+            line,
+            kind: 'skipped',
+            pet: { id: previous?.outcome === 'created' ? previous.id : 0n, ...pet },
+          },
+        };
       case 'hold-unknown':
         return {
           result: {
@@ -157,7 +207,7 @@ export async function addBatch(
             kind: 'unknown',
             error: failure(
               'outcome_unknown',
-              `line ${line}: an earlier run may have created this pet; not sent again (use --retry-unknown)`,
+              `line ${line}: an earlier run may have created this pet; not sent again (check with \`pets list\`, then use --retry-unknown)`,
               1,
             ),
           },
@@ -167,37 +217,49 @@ export async function addBatch(
           result: {
             line,
             kind: 'failed',
-            error: previous?.error
-              ? { ...previous.error, exitCode: 1 }
-              : failure('failed_before', `line ${line}: failed on an earlier run`, 1),
-          },
-        };
-      case 'changed':
-        return {
-          result: {
-            line,
-            kind: 'failed',
-            error: failure(
-              'input_changed',
-              `line ${line} differs from the run recorded in ${options.journal.path}; not sent`,
-              2,
-            ),
+            error:
+              previous?.outcome === 'failed' && previous.error
+                ? { ...previous.error, exitCode: 1 }
+                : failure('failed_before', `line ${line}: failed on an earlier run`, 1),
           },
         };
     }
   };
 
   const end = await runBatch({
-    items: options.records,
+    items: withKeys(options.records),
     concurrency: options.concurrency,
     work,
     emit: (_record, result) => {
       tally[result.kind]++;
       deps.report(result);
     },
+    notDone: (record): RecordResult => ({
+      line: record.line,
+      kind: 'notSent',
+      error: failure('not_sent', `line ${record.line}: not sent: the run stopped first`, 1),
+    }),
     stop: deps.stop,
   });
   const stoppedBy = end.stoppedBy;
   if (stoppedBy !== undefined && !(stoppedBy instanceof PetsError)) throw stoppedBy;
   return stoppedBy ? { ...tally, stoppedBy } : tally;
+}
+
+/**
+ * The result of a record whose outcome is being journaled: when the journal cannot take it
+ * (a full disk), the result stands, and the run stops; the record's intent, already on disk,
+ * holds it as unknown on resume.
+ */
+function settled(
+  write: () => void,
+  result: RecordResult,
+  stop?: PetsError,
+): WorkResult<RecordResult> {
+  try {
+    write();
+  } catch (error) {
+    return { result, stop: error };
+  }
+  return stop ? { result, stop } : { result };
 }

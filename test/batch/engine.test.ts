@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, statSync, appendFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { UsageError } from '../../src/errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -109,24 +110,15 @@ describe('runBatch', () => {
 });
 
 describe('planRecord', () => {
-  const entry = (outcome: 'created' | 'failed' | 'unknown', retryable?: boolean) => ({
-    line: 1,
-    hash: 'h1',
-    outcome,
-    ...(retryable === undefined ? {} : { retryable }),
-  });
   it.each([
     ['no earlier run', undefined, false, 'send'],
-    ['created before', entry('created'), false, 'skip-created'],
-    ['unknown before', entry('unknown'), false, 'hold-unknown'],
-    ['unknown before, --retry-unknown', entry('unknown'), true, 'send'],
-    ['failed, retryable', entry('failed', true), false, 'send'],
-    ['failed, a 400', entry('failed', false), false, 'repeat-failure'],
+    ['created before', { outcome: 'created', id: 1n }, false, 'skip-created'],
+    ['unknown before', { outcome: 'unknown' }, false, 'hold-unknown'],
+    ['unknown before, --retry-unknown', { outcome: 'unknown' }, true, 'send'],
+    ['failed, retryable', { outcome: 'failed', retryable: true }, false, 'send'],
+    ['failed, a 400', { outcome: 'failed', retryable: false }, false, 'repeat-failure'],
   ] as const)('%s → %s', (_case, previous, retryUnknown, plan) => {
-    expect(planRecord('h1', previous, retryUnknown)).toBe(plan);
-  });
-  it('refuses a record whose content changed since the journal', () => {
-    expect(planRecord('h2', entry('created'), true)).toBe('changed');
+    expect(planRecord(previous, retryUnknown)).toBe(plan);
   });
 });
 
@@ -140,31 +132,80 @@ describe('recordHash', () => {
 });
 
 describe('journal', () => {
-  it('keeps the last word per line, ignores a torn last line, and is private', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'pets-journal-')), 'x.pets-journal');
-    const first = openJournal(path);
-    first.append({ line: 1, hash: 'a', outcome: 'unknown' });
-    first.append({ line: 1, hash: 'a', outcome: 'created', id: 9007199254740993n });
-    first.append({
-      line: 2,
-      hash: 'b',
+  const target = { origin: 'http://loopback:80', key: 'abcdef0123456789', profile: 'staging' };
+  const journalPath = () => join(mkdtempSync(join(tmpdir(), 'pets-journal-')), 'x.pets-journal');
+
+  it('keeps the last word per record, holds an intent with no outcome as unknown, and is private', () => {
+    const path = journalPath();
+    const first = openJournal(path, target);
+    first.intend('a.0', 1);
+    first.settle('a.0', 1, { outcome: 'created', id: 9007199254740993n });
+    first.intend('b.0', 2);
+    first.settle('b.0', 2, {
       outcome: 'failed',
       retryable: false,
-      error: { code: 'x', message: 'm', status: 400 },
+      error: { code: 'x', message: 'm', status: 400, exitCode: 1 },
     });
+    first.intend('c.0', 3);
     first.close();
-    appendFileSync(path, '{"line":3,"hash":"c","outc');
     expect(readFileSync(path, 'utf8')).toContain('"id":9007199254740993');
     expect(statSync(path).mode & 0o777).toBe(0o600);
-    const again = openJournal(path);
-    expect(again.previous(1)).toMatchObject({ outcome: 'created', id: 9007199254740993n });
-    expect(again.previous(2)).toMatchObject({
-      outcome: 'failed',
-      retryable: false,
-      error: { status: 400 },
-    });
-    expect(again.previous(3)).toBeUndefined();
+    const again = openJournal(path, target);
+    expect(again.previous('a.0')).toEqual({ outcome: 'created', id: 9007199254740993n });
+    expect(again.previous('b.0')).toMatchObject({ outcome: 'failed', retryable: false });
+    expect(again.previous('c.0')).toEqual({ outcome: 'unknown' });
+    expect(again.previous('d.0')).toBeUndefined();
     again.close();
+  });
+
+  it('cuts off a torn last line, so that the next entry is not glued to it', () => {
+    const path = journalPath();
+    const first = openJournal(path, target);
+    first.intend('a.0', 1);
+    first.close();
+    appendFileSync(path, '{"o":"a.0","line":1,"outc');
+    const second = openJournal(path, target);
+    expect(second.previous('a.0')).toEqual({ outcome: 'unknown' });
+    second.intend('b.0', 2);
+    second.close();
+    const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('{"i":"b.0","line":2}');
+    const third = openJournal(path, target);
+    expect(third.previous('b.0')).toEqual({ outcome: 'unknown' });
+    third.close();
+  });
+
+  it('is bound to its target, and held by one run at a time', () => {
+    const path = journalPath();
+    const first = openJournal(path, target);
+    expect(() => openJournal(path, target)).toThrow(/in use by another pets \(process \d+\)/);
+    first.close();
+    expect(() => openJournal(path, { ...target, origin: 'https://prod.example:443' })).toThrow(
+      /belongs to profile "staging" at http:\/\/loopback:80/,
+    );
+    expect(() => openJournal(path, { ...target, key: 'ffff' })).toThrow(/belongs to/);
+    openJournal(path, { ...target, profile: 'renamed' }).close();
+  });
+
+  it('takes over the lock of a process that has died', () => {
+    const path = journalPath();
+    writeFileSync(`${path}.lock`, '999999999\n');
+    openJournal(path, target).close();
+  });
+
+  it('refuses what is not a writable regular file, with exit 2', () => {
+    expect(() => openJournal('/dev/zero', target)).toThrow(UsageError);
+    expect(() => openJournal(tmpdir(), target)).toThrow(UsageError);
+    expect(() => openJournal('/nonexistent/folder/x.journal', target)).toThrow(UsageError);
+  });
+
+  it('syncs intents to disk, one fdatasync for those who ask together', async () => {
+    const path = journalPath();
+    const journal = openJournal(path, target);
+    journal.intend('a.0', 1);
+    journal.intend('b.0', 2);
+    await Promise.all([journal.durable(), journal.durable(), journal.durable()]);
+    journal.close();
   });
 });
 
