@@ -16,6 +16,11 @@ export interface BatchRun<I, R> {
   /** Returns the item's result; throws to end the run with no result for this item. */
   work(item: I): Promise<WorkResult<R>>;
   emit(item: I, result: R): void;
+  /**
+   * The result of an item the run stopped before doing: one whose work threw, and every item
+   * left in the input, read to its end, so that each gets its result in order.
+   */
+  notDone?(item: I): R;
   /** Stops reading new items (Ctrl-C); items under way finish. */
   stop?: AbortSignal;
 }
@@ -35,6 +40,7 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
   let nextSeq = 0;
   let stoppedBy: unknown;
   let exhausted = false;
+  let leftOver = false;
 
   let roomMade: (() => void) | undefined;
   const emitReady = () => {
@@ -73,7 +79,7 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
         finished.set(seq, { item, result: outcome.result });
         if (outcome.stop !== undefined) stoppedBy ??= outcome.stop;
       } catch (error) {
-        finished.set(seq, { item });
+        finished.set(seq, { item, result: run.notDone?.(item) });
         stoppedBy ??= error;
       }
       emitReady();
@@ -82,12 +88,19 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
 
   try {
     await Promise.all(Array.from({ length: Math.max(1, run.concurrency) }, worker));
+    leftOver = !exhausted;
+    emitReady();
+    if (run.notDone && leftOver) {
+      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+        run.emit(next.value, run.notDone(next.value));
+      }
+    }
   } finally {
     await iterator.return?.();
   }
   emitReady();
   // Stopped before the input ran out: the run is unfinished, whatever the requests in flight
   // did, and says so rather than pass for done.
-  if (stoppedBy === undefined && run.stop?.aborted && !exhausted) stoppedBy = run.stop.reason;
+  if (stoppedBy === undefined && run.stop?.aborted && leftOver) stoppedBy = run.stop.reason;
   return stoppedBy === undefined ? {} : { stoppedBy };
 }

@@ -81,14 +81,69 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
     });
   }
   const journalPath = flags.journal ?? `${flags.file}.pets-journal`;
-  const [{ chooseFormat, readRecords }, { openJournal }, { addBatch }] = await Promise.all([
+  const [
+    { chooseFormat, readRecords },
+    { openJournal },
+    { addBatch },
+    { normalizedOrigin },
+    { keyFingerprint },
+  ] = await Promise.all([
     import('../batch/input/index.js'),
     import('../batch/journal.js'),
     import('../commands/add-batch.js'),
+    import('../config/base-url.js'),
+    import('../config/key-fingerprint.js'),
   ]);
   const format = chooseFormat(flags.file, flags.format);
   const target = await run.target();
-  await confirmProtected(run, target, fromStdin, flags.yes === true);
+  // Opened, bound to its target and locked before anything is asked or sent: a journal that
+  // cannot be written, is in use, or belongs elsewhere stops the run with nothing sent.
+  const journal = openJournal(journalPath, {
+    origin: normalizedOrigin(target.baseUrl),
+    key: keyFingerprint(target.apiKey),
+    profile: target.profile,
+  });
+  const resume = resumeCommand(flags, target.profile, fromStdin);
+  // A second Ctrl-C ends the process at once: it still says how to go on.
+  const onForcedExit = () =>
+    run.deps.io.stderr.write(
+      `Stopped at once; the journal holds every record sent. Resume with: ${resume}\n`,
+    );
+  process.once('exit', onForcedExit);
+  try {
+    await confirmProtected(run, target, fromStdin, flags.yes === true);
+    await importRecords(run, flags, target, {
+      journal,
+      journalPath,
+      format,
+      readRecords,
+      addBatch,
+      resume,
+      fromStdin,
+    });
+  } finally {
+    process.off('exit', onForcedExit);
+    journal.close();
+  }
+}
+
+interface ImportParts {
+  journal: import('../batch/journal.js').Journal;
+  journalPath: string;
+  format: import('../batch/input/index.js').InputFormat;
+  readRecords: typeof import('../batch/input/index.js').readRecords;
+  addBatch: typeof import('../commands/add-batch.js').addBatch;
+  resume: string;
+  fromStdin: boolean;
+}
+
+async function importRecords(
+  run: Session,
+  flags: AddFileFlags,
+  target: ApiTarget,
+  parts: ImportParts,
+): Promise<void> {
+  const { journal, journalPath, format, readRecords, addBatch, resume, fromStdin } = parts;
   // The total only feeds the progress line, so the file is read twice only when it shows.
   const total =
     !run.showsProgress || fromStdin || format === 'json'
@@ -99,6 +154,7 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
     : undefined;
   const api = await run.api(target, progress?.waiter());
   const concurrency = flags.concurrency ?? defaultConcurrency(api.rateLimitState());
+  run.stopsOnClosedOutput = true;
 
   const cutOff = new AbortController();
   // Every request in flight listens to it; more than ten is the point of a batch, not a leak.
@@ -106,14 +162,17 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
   const onStop = () => setTimeout(() => cutOff.abort(), GRACE_MS).unref();
   run.deps.signal.addEventListener('abort', onStop, { once: true });
 
-  const journal = openJournal(journalPath);
   const failures: Array<{ line: number; error: ErrorJson }> = [];
   const { renderBatchLine } = await import('../output/render-json.js');
   const report = (result: RecordResult) => {
     progress?.advance(result.kind === 'skipped');
     if (run.mode === 'json') {
       run.print(renderBatchLine(result, result.kind === 'skipped'));
-    } else if ('error' in result && failures.length < MAX_FAILURE_ROWS) {
+    } else if (
+      'error' in result &&
+      result.kind !== 'notSent' &&
+      failures.length < MAX_FAILURE_ROWS
+    ) {
       failures.push({ line: result.line, error: result.error });
     }
   };
@@ -130,7 +189,6 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
       { api, signal: cutOff.signal, stop: run.deps.signal, report },
     );
   } finally {
-    journal.close();
     progress?.clear();
     run.deps.signal.removeEventListener('abort', onStop);
   }
@@ -140,23 +198,40 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
     const colors = await run.stdoutColors();
     run.print(await renderRows(FAILURE_COLUMNS, failures, run.mode, colors, run.tableWidth));
   }
-  const { created, failed, skipped, unknown, stoppedBy } = outcome;
+  const { created, failed, skipped, unknown, notSent, stoppedBy } = outcome;
   run.notice(
-    `created ${created}, failed ${failed}, skipped ${skipped}, unknown ${unknown} (journal: ${journalPath})`,
+    `created ${created}, failed ${failed}, skipped ${skipped}, unknown ${unknown}` +
+      `${notSent > 0 || stoppedBy ? `, not sent ${notSent}` : ''} (journal: ${journalPath})`,
   );
-  if (stoppedBy || unknown > 0) {
-    const again = [
-      'pets add --file',
-      flags.file,
-      ...(flags.journal ? ['--journal', flags.journal] : []),
-      ...(flags.format ? ['--format', flags.format] : []),
-    ].join(' ');
+  if (stoppedBy || notSent > 0) {
+    run.notice(`Stopped early. Resume with: ${resume}`);
+  } else if (unknown > 0) {
     run.notice(
-      stoppedBy
-        ? `Stopped early. Resume with: ${again}${fromStdin ? ' < (the same input)' : ''}`
-        : `Check the unknown ones with \`pets list\`; to send them again anyway: ${again} --retry-unknown`,
+      `Check the unknown ones with \`pets list\`; to send them again anyway: ${resume} --retry-unknown`,
     );
   }
   if (stoppedBy) throw stoppedBy;
-  if (failed > 0 || unknown > 0) run.exitCode = 1;
+  if (failed > 0 || unknown > 0 || notSent > 0) run.exitCode = 1;
+}
+
+/** Quotes a word for a POSIX shell, where it needs it. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/** The command that resumes this run: the same file, target and options that matter. */
+function resumeCommand(flags: AddFileFlags, profile: string, fromStdin: boolean): string {
+  const words = [
+    'pets',
+    '--profile',
+    profile,
+    'add',
+    '--file',
+    flags.file,
+    ...(flags.journal ? ['--journal', flags.journal] : []),
+    ...(flags.format ? ['--format', flags.format] : []),
+    ...(flags.concurrency ? ['--concurrency', String(flags.concurrency)] : []),
+    ...(flags.yes ? ['--yes'] : []),
+  ];
+  return words.map(shellWord).join(' ') + (fromStdin ? ' < (the same input)' : '');
 }

@@ -79,7 +79,7 @@ async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<De
       run.print(renderBatchLine(outcome));
     } else if ('pet' in outcome) {
       pets.push(outcome.pet);
-    } else {
+    } else if (outcome.error.code !== 'not_sent') {
       run.deps.io.stderr.write(`${red('error:')} ${escapeForTerminal(outcome.error.message)}\n`);
     }
   };

@@ -24,15 +24,21 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
   const { CommanderError, InterruptedError, buildProgram, createDeps, processIo, reportFailure } =
     await import('./cli-stack.js');
   const stop = new AbortController();
+  const state: RunState = {};
+  // `pets list | head -1` closes the pipe while pets still writes: that is the reader having
+  // had enough, so a read ends quietly. A batch stops as on Ctrl-C: records are left unsent.
+  const onClosedOutput = () => {
+    if (!state.session?.stopsOnClosedOutput) endOnClosedOutput();
+    if (!stop.signal.aborted) stop.abort(new InterruptedError(false, 'stdout was closed'));
+  };
   const ownDeps =
     deps ??
     createDeps({
       signal: stop.signal,
-      io: await processIo(endOnClosedOutput),
+      io: await processIo(onClosedOutput),
       processEndsAfterRun: true,
     });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
-  const state: RunState = {};
   try {
     await buildProgram(ownDeps, state, argv).parseAsync([...argv]);
     return state.session?.exitCode ?? 0;
@@ -75,24 +81,23 @@ function envSecrets(deps: Deps): string[] {
   return deps.env.PETS_API_KEY ? [deps.env.PETS_API_KEY] : [];
 }
 
-/** The first Ctrl-C (or SIGTERM) cancels what is under way; a second one exits at once. */
+/**
+ * The first Ctrl-C, SIGTERM or SIGHUP (a dropped ssh session) cancels what is under way; a
+ * second one exits at once.
+ */
 function onInterrupt(stop: AbortController, interrupted: () => Error): () => void {
   const handler = () => {
     if (stop.signal.aborted) process.exit(130);
     stop.abort(interrupted());
   };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, handler);
   return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
+    for (const signal of signals) process.off(signal, handler);
   };
 }
 
-/**
- * `pets list | head -1` closes the pipe while pets still writes: that is the reader having
- * had enough, not a failure, so end quietly instead of failing on EPIPE.
- */
+/** A read whose output nobody reads any more is done: end quietly, not on EPIPE. */
 function endOnClosedOutput(): never {
   process.exit(0);
 }

@@ -39,6 +39,8 @@ function redactingIo(io: Io, secrets: ReadonlySet<string>): Io {
 /** One run of pets: its deps, its global options, what it has learned and how it will exit. */
 export class Session {
   exitCode = 0;
+  /** A closed stdout stops the run as an interrupt does, instead of ending it quietly. */
+  stopsOnClosedOutput = false;
   /** Every key this run has handled, so that no message can ever print one. */
   readonly secrets = new Set<string>();
 

@@ -18,6 +18,8 @@ export interface GetResult {
   found: number;
   missing: number;
   invalid: number;
+  /** Ids the run stopped before fetching. */
+  notSent: number;
   /** The server's Deprecation/Sunset headers, from the first answer that carried them. */
   deprecation: DeprecationHeaders;
   /** Why the run ended before the input did (auth, rate limit, network). */
@@ -34,7 +36,7 @@ export async function getPets(
   options: { concurrency: number },
   deps: { api: PetsApi; signal?: AbortSignal; report(outcome: GetOutcome): void },
 ): Promise<GetResult> {
-  const result: GetResult = { found: 0, missing: 0, invalid: 0, deprecation: {} };
+  const result: GetResult = { found: 0, missing: 0, invalid: 0, notSent: 0, deprecation: {} };
   const end = await runBatch<IdInput, GetOutcome>({
     items: ids,
     concurrency: options.concurrency,
@@ -63,10 +65,22 @@ export async function getPets(
     },
     emit(_input, outcome) {
       if ('pet' in outcome) result.found++;
+      else if (outcome.error.code === 'not_sent') result.notSent++;
       else if (outcome.id === undefined) result.invalid++;
       else result.missing++;
       deps.report(outcome);
     },
+    // Every id given gets its line, also those the run stopped before fetching.
+    notDone: ({ line, id }) => ({
+      line,
+      ...(id === undefined ? {} : { id }),
+      error: {
+        code: 'not_sent',
+        message: `line ${line}: not fetched: the run stopped first`,
+        status: null,
+        exitCode: 1,
+      },
+    }),
     stop: deps.signal,
   });
   if (end.stoppedBy !== undefined && !(end.stoppedBy instanceof PetsError)) throw end.stoppedBy;
