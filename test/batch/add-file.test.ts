@@ -100,20 +100,41 @@ describe('pets add --file', () => {
     expect(sandbox.pets()).toHaveLength(2);
   });
 
-  it('refuses a record that changed since the journal, as an error, not a guess', async () => {
+  it('knows records by content: lines inserted, removed or reordered repeat nothing', async () => {
     const path = file(
-      'changing.ndjson',
-      '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n',
+      'editing.ndjson',
+      '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n{"name":"A","categoryId":1}\n',
     );
-    await runMain(['add', '--file', path], env);
-    writeFileSync(path, '{"name":"A","categoryId":1}\n{"name":"B2","categoryId":2}\n');
+    expect((await runMain(['add', '--file', path], env)).code).toBe(0);
+    expect(sandbox.pets()).toHaveLength(3);
+    // A blank line and a new record on top, the rest reordered, one twin removed.
+    writeFileSync(
+      path,
+      '\n{"name":"C","categoryId":3}\n{"name":"B","categoryId":2}\n{"name":"A","categoryId":1}\n',
+    );
     const result = await runMain(['add', '--file', path, '--json'], env);
-    expect(result.code).toBe(1);
-    expect(ndjsonLines(result.stdout)[1]).toMatchObject({
-      line: 2,
-      error: { code: 'input_changed' },
-    });
-    expect(sandbox.pets().map((p) => p.name)).toEqual(['A', 'B']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('created 1, failed 0, skipped 2, unknown 0');
+    expect(
+      sandbox
+        .pets()
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['A', 'A', 'B', 'C']);
+  });
+
+  it('sends a record whose final failure (400) was fixed in the file', async () => {
+    const path = file('fixing.ndjson', '{"name":"","categoryId":1}\n');
+    const failed = await runMain(['add', '--file', path], env);
+    expect(failed.code).toBe(1);
+    const before = sandbox.pets().length;
+    // Unchanged, it is not sent again: the same 400 would come back.
+    expect((await runMain(['add', '--file', path], env)).stderr).toContain('failed 1');
+    expect(sandbox.pets()).toHaveLength(before);
+    writeFileSync(path, '{"name":"Fixed","categoryId":1}\n');
+    const fixed = await runMain(['add', '--file', path], env);
+    expect(fixed.code).toBe(0);
+    expect(sandbox.pets().map((p) => p.name)).toContain('Fixed');
   });
 
   it('needs --journal for stdin, and then reads it', async () => {
@@ -223,7 +244,10 @@ describe('pets add --file against a faulty server', () => {
         PETS_BASE_URL: fault.baseUrl,
       });
       expect(result.code).toBe(5);
-      expect(result.stderr).toContain(`Stopped early. Resume with: pets add --file ${path}`);
+      expect(result.stderr).toContain(
+        `Stopped early. Resume with: pets --profile staging add --file ${path}`,
+      );
+      expect(result.stderr).toMatch(/unknown 0, not sent 2/);
       expect(fault.requests.length).toBeLessThanOrEqual(8);
     } finally {
       await fault.close();
@@ -250,5 +274,39 @@ describe('pets get with many ids', () => {
     expect(lines.filter((l) => l.pet).map((l) => (l.pet as { name: string }).name)).toEqual(
       stored.map((p) => p.name),
     );
+  });
+});
+
+describe('pets get with many ids, stopped early', () => {
+  it('gives every id its line, in order: not_sent for those never fetched', async () => {
+    const fault = await startFaultServer();
+    try {
+      let served = 0;
+      fault.handle((req, res) => {
+        served++;
+        if (served <= 2) {
+          const id = req.url.split('/').pop();
+          sendJson(res, 200, `{"id":${id},"name":"P${id}","categoryId":1}`);
+        } else {
+          sendJson(res, 429, '{"code":"rate_limited","message":"no","status":429}', {
+            'retry-after': '3600',
+          });
+        }
+      });
+      const result = await runMain(['get', '1', '2', '3', '4', '5', '6', '--json'], {
+        ...env,
+        PETS_BASE_URL: fault.baseUrl,
+        PETS_NO_DEPRECATION_WARNING: '1',
+      });
+      expect(result.code).toBe(5);
+      const lines = ndjsonLines(result.stdout);
+      expect(lines.map((l) => l.line)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(lines.filter((l) => 'pet' in l).map((l) => l.line)).toEqual([1, 2]);
+      for (const line of lines.slice(2)) {
+        expect(line).toMatchObject({ error: { code: 'not_sent' } });
+      }
+    } finally {
+      await fault.close();
+    }
   });
 });

@@ -33,8 +33,8 @@ describe('an interrupted batch', () => {
     expect(await exited).toBe(130);
     const createdFirst = sandbox.pets().length;
     expect(createdFirst).toBeLessThan(40);
-    expect(stderr).toMatch(/created \d+, failed 0, skipped 0, unknown 0/);
-    expect(stderr).toContain(`Resume with: pets add --file ${input}`);
+    expect(stderr).toMatch(/created \d+, failed 0, skipped 0, unknown \d+, not sent [1-9]\d*/);
+    expect(stderr).toContain(`Resume with: pets --profile staging add --file ${input}`);
 
     const resumed = await runBinary(['add', '--file', input], env);
     expect(resumed.code).toBe(0);

@@ -8,8 +8,8 @@ export interface StrictServerOptions {
   /** The server's clock is this far ahead of this machine's (windows align to its clock). */
   skewMs?: number;
   key?: string;
-  /** Holds each answer this long, as a distant server would. */
-  latencyMs?: number;
+  /** Holds each answer this long (or as long as this says, per request), as a distant server would. */
+  latencyMs?: number | (() => number);
 }
 
 export interface StrictRequest {
@@ -75,7 +75,9 @@ export async function startStrictServer(options: StrictServerOptions): Promise<S
               ...extra,
             })
             .end(body);
-        if (options.latencyMs) setTimeout(send, options.latencyMs);
+        const latency =
+          typeof options.latencyMs === 'function' ? options.latencyMs() : options.latencyMs;
+        if (latency) setTimeout(send, latency);
         else send();
       };
       if (req.headers.authorization !== `Bearer ${key}`) {
