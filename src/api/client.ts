@@ -1,13 +1,5 @@
-import {
-  AuthError,
-  NotFoundError,
-  PetsError,
-  RateLimitError,
-  RequestFailedError,
-  ServerError,
-} from '../errors.js';
+import { AuthError, NotFoundError, PetsError, RequestFailedError, ServerError } from '../errors.js';
 import { redact } from '../redact.js';
-import { readRateHeaders } from '../ratelimit/rate-headers.js';
 import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
 import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
 import type { GateState } from '../ratelimit/policy.js';
@@ -191,7 +183,7 @@ export class PetsApi {
         status,
       });
     }
-    if (status === 429) return this.rateLimited(request, response, code, said);
+    // No 429 reaches here: the rate gate in front waits it out or stops with RateLimitError.
     if (status >= 500) {
       return new ServerError(
         code ?? 'server_error',
@@ -215,30 +207,6 @@ export class PetsApi {
       `${request} was rejected (${status})${said}`,
       { status },
     );
-  }
-
-  private rateLimited(
-    request: string,
-    response: HttpResponse,
-    code: string | undefined,
-    said: string,
-  ) {
-    const now = this.options.now();
-    const { retryAfterMs: waitMs, window: quota } = readRateHeaders(response.headers, now);
-    const retryAfter = waitMs === undefined ? undefined : Math.ceil(waitMs / 1000);
-    const resetAt = quota?.remaining === 0 ? new Date(quota.resetAtMs).toISOString() : undefined;
-    const when =
-      retryAfter !== undefined
-        ? `retry in ${retryAfter} s, at ${new Date(now + retryAfter * 1000).toLocaleTimeString()}`
-        : resetAt !== undefined
-          ? `the quota resets at ${new Date(resetAt).toLocaleTimeString()}`
-          : 'the server did not say when to retry';
-    return new RateLimitError(code ?? 'rate_limited', `${request}: rate limited (429)${said}`, {
-      status: 429,
-      retryAfter,
-      resetAt,
-      hint: `Wait before sending again, or the key may be banned: ${when}.`,
-    });
   }
 }
 

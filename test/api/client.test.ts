@@ -9,6 +9,7 @@ import {
   ServerError,
 } from '../../src/errors.js';
 import { createTransport, type Transport } from '../../src/http/transport.js';
+import { RateGate } from '../../src/ratelimit/gate.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 
@@ -140,16 +141,38 @@ describe('PetsApi against a faulty server', () => {
     expect((error as RequestFailedError).code).toBe('invalid_body');
   });
 
-  it('maps 429 to RateLimitError with Retry-After', async () => {
+  it('leaves a 429 to the rate gate in front, which stops with RateLimitError and its Retry-After', async () => {
     fault.handle((_req, res) =>
       sendJson(res, 429, '{"code":"rate_limited","message":"slow down","status":429}', {
         'retry-after': '42',
       }),
     );
-    const error = (await failure(faulty().listPets({}))) as RateLimitError;
+    const transport = createTransport({ timeoutMs: 5_000, maxBodyBytes: 1024 * 1024 });
+    transports.push(transport);
+    const gate = new RateGate({
+      send: transport.send,
+      clock: { now: Date.now, sleep: () => Promise.reject(new Error('no wait expected')) },
+      random: () => 0.5,
+      maxWaitMs: 0,
+      claimMs: 10_000,
+    });
+    const limited = new PetsApi({
+      target: {
+        profile: 'test',
+        baseUrl: fault.baseUrl,
+        apiKey: 'fault_key_123456',
+        keySource: 'config',
+        protected: false,
+      },
+      send: gate.send,
+      userAgent: 'pets/test',
+      now: Date.now,
+    });
+    const error = (await failure(limited.listPets({}))) as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);
+    expect(error.exitCode).toBe(5);
     expect(error.retryAfter).toBe(42);
-    expect(error.hint).toMatch(/retry in 42 s/);
+    expect(error.message).toMatch(/pets stopped after sending 1 request/);
   });
 
   it.each([
