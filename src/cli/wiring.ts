@@ -105,6 +105,7 @@ export function createDeps({
         { CLAIM_SLACK_MS },
         { configDir },
         { normalizedOrigin },
+        { keyFingerprint },
       ] = await Promise.all([
         import('../http/transport.js'),
         import('../api/client.js'),
@@ -114,6 +115,7 @@ export function createDeps({
         import('../ratelimit/policy.js'),
         import('../config/paths.js'),
         import('../config/base-url.js'),
+        import('../config/key-fingerprint.js'),
       ]);
       const transport = createTransport({
         timeoutMs: settings.timeoutMs,
@@ -126,7 +128,7 @@ export function createDeps({
       // One gate per key and server for the whole process: a 429 seen by one request holds
       // back all, and the state it shares with other pets processes is the key's, whatever
       // profile or spelling of the address led to it.
-      const name = stateName(normalizedOrigin(target.baseUrl), target.apiKey);
+      const name = stateName(normalizedOrigin(target.baseUrl), keyFingerprint(target.apiKey));
       let gate = gates.get(name);
       if (!gate) {
         gate = new RateGate({

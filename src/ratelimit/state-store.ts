@@ -35,12 +35,11 @@ export function memoryStore(initial: GateState = EMPTY_STATE): StateStore {
 }
 
 /**
- * Names the state of one key at one API origin without holding the key: a SHA-256 prefix
- * tells keys apart and says nothing usable about a random key. The profile plays no part, so
- * two profiles with one key share one state.
+ * Names the state of one key at one API origin from the key's fingerprint, never the key.
+ * The profile plays no part, so two profiles with one key share one state.
  */
-export function stateName(origin: string, apiKey: string): string {
-  return sha256Hex(`${origin}\n${apiKey}`).slice(0, 16);
+export function stateName(origin: string, keyFingerprint: string): string {
+  return sha256Hex(`${origin}\n${keyFingerprint}`).slice(0, 16);
 }
 
 function finite(value: unknown): number | undefined {
