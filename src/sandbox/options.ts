@@ -61,6 +61,7 @@ export function resolveOptions(options: SandboxOptions): SandboxConfig {
     limits: {
       rpm: optionalLimit('rpm', options.rpm, PLANS[plan].rpm),
       rpd: optionalLimit('rpd', options.rpd, PLANS[plan].rpd),
+      rpmWindowMs: positiveInteger('windowSeconds', options.windowSeconds, 60) * 1000,
     },
     seed,
     dataFile: options.dataFile,

@@ -7,6 +7,8 @@ export type PlanName = 'free' | 'pro' | 'business' | 'unlimited';
 export interface PlanLimits {
   readonly rpm: number | null;
   readonly rpd: number | null;
+  /** How long the window `rpm` counts lasts (default a minute). */
+  readonly rpmWindowMs?: number;
 }
 
 export const PLANS: Readonly<Record<PlanName, PlanLimits>> = Object.freeze({

@@ -46,7 +46,11 @@ export class RateLimiter {
     private readonly banPolicy: BanPolicy,
   ) {
     // Minute before day: on equal remaining the day window is reported, as it resets later.
-    if (limits.rpm !== null) this.windows.push(new FixedWindow(limits.rpm, MINUTE_MS, 'minute'));
+    if (limits.rpm !== null) {
+      const lengthMs = limits.rpmWindowMs ?? MINUTE_MS;
+      const unit = lengthMs === MINUTE_MS ? 'minute' : `${lengthMs / 1000} s`;
+      this.windows.push(new FixedWindow(limits.rpm, lengthMs, unit));
+    }
     if (limits.rpd !== null) this.windows.push(new FixedWindow(limits.rpd, DAY_MS, 'day'));
   }
 

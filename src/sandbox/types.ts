@@ -12,6 +12,11 @@ export interface SandboxOptions {
   rpm?: number;
   /** Overrides the plan's requests per day. */
   rpd?: number;
+  /**
+   * The length in seconds of the short window that `rpm` counts (default 60): a shorter one
+   * lets tests run a plan's windows in seconds.
+   */
+  windowSeconds?: number;
   /** Sample pets to pre-load when the store is empty (default 0). Deterministic. */
   seed?: number;
   /** JSON file holding the store: loaded at start, rewritten atomically after each create. */

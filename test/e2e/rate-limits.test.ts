@@ -56,6 +56,37 @@ describe('the free plan, 100 creates at the default concurrency', () => {
   });
 });
 
+describe('the free plan, 100 creates by the built binary', () => {
+  it('creates all 100 with no 429 and no ban, on a free plan whose minute lasts 2 s', async () => {
+    // The free plan's 60 per window and its ban, with the window shortened so the run takes
+    // seconds: 60 go in the first window, the other 40 wait for the next one.
+    const sandbox = await startSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1 });
+    closers.push(() => sandbox.close());
+    const dir = tempConfigDir();
+    const input = join(dir, '..', 'free-binary.ndjson');
+    const names = Array.from({ length: 100 }, (_, i) => `Binary ${i}`);
+    writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
+    const env = {
+      PETS_CONFIG_DIR: dir,
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: sandbox.key,
+      PETS_PROFILE: 'staging',
+    };
+
+    const run = await runBinary(['add', '--file', input, '--max-wait', '60'], env);
+    expect(run.stderr).toMatch(/created 100, failed 0/);
+    expect(run.code).toBe(0);
+    expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(sandbox.requestLog).toHaveLength(100);
+    expect(
+      sandbox
+        .pets()
+        .map((pet) => pet.name)
+        .sort(),
+    ).toEqual([...names].sort());
+  }, 30_000);
+});
+
 describe('several pets processes on one key', () => {
   it('8 parallel `pets list` on a 10-per-10 s window: no 429, those over the budget wait', async () => {
     // The server's window ends 1.5 s from now, so the wait is short.
