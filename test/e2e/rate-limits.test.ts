@@ -87,6 +87,25 @@ describe('the free plan, 100 creates by the built binary', () => {
   }, 30_000);
 });
 
+describe('the free plan, `pets get` with 80 ids by the built binary', () => {
+  it('gets all 80 with no 429 and no ban, on a free plan whose minute lasts 2 s', async () => {
+    const sandbox = await startSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1, seed: 80 });
+    closers.push(() => sandbox.close());
+    const env = {
+      PETS_CONFIG_DIR: tempConfigDir(),
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: sandbox.key,
+    };
+    const ids = sandbox.pets().map((pet) => String(pet.id));
+    expect(ids).toHaveLength(80);
+
+    const run = await runBinary(['get', ...ids, '--json', '--max-wait', '60'], env);
+    expect(run.code).toBe(0);
+    expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(sandbox.requestLog).toHaveLength(80);
+  }, 30_000);
+});
+
 describe('several pets processes on one key', () => {
   it('8 parallel `pets list` on a 10-per-10 s window: no 429, those over the budget wait', async () => {
     // The server's window ends 1.5 s from now, so the wait is short.
