@@ -1,0 +1,101 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { fileStore } from '../../src/ratelimit/state-store.js';
+import { tempConfigDir } from '../helpers/config-dir.js';
+
+// Real processes reserving sends in one key's state file at once: the lock and the
+// read-modify-write must let them together take exactly the budget, and lose no update.
+
+const PROCESSES = 4;
+const TRIES_EACH = 120;
+const BUDGET = 150;
+
+const src = fileURLToPath(new URL('../../src/ratelimit/', import.meta.url));
+
+/** Bundles the store and the policy into one module that plain node processes can load. */
+async function bundle(dir: string): Promise<string> {
+  const outfile = join(dir, 'store-bundle.mjs');
+  await build({
+    stdin: {
+      contents:
+        "export { fileStore } from './state-store.ts';\n" +
+        "export { decideSend } from './policy.ts';\n",
+      resolveDir: src,
+      loader: 'ts',
+    },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    logLevel: 'silent',
+  });
+  return outfile;
+}
+
+const CHILD = `
+const [bundle, dir, tries] = process.argv.slice(1);
+const { fileStore, decideSend } = await import(bundle);
+const store = fileStore(dir, 'shared');
+let went = 0;
+for (let i = 0; i < Number(tries); i++) {
+  const now = Date.now();
+  const decision = store.update((state) => {
+    const d = decideSend(state, now, process.pid + '.' + i, now + 600000);
+    return { state: d.state, result: d };
+  });
+  if (decision.go) went++;
+}
+process.stdout.write(String(went));
+`;
+
+function child(bundlePath: string, dir: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(
+      process.execPath,
+      ['--input-type=module', '-e', CHILD, pathToFileURL(bundlePath).href, dir, String(TRIES_EACH)],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let out = '';
+    proc.stdout.setEncoding('utf8').on('data', (text: string) => (out += text));
+    proc.on('error', reject);
+    proc.on('close', (code) =>
+      code === 0 ? resolve(Number(out)) : reject(new Error(`child exited ${code}`)),
+    );
+  });
+}
+
+describe('the state file, shared by real processes', () => {
+  it(`${PROCESSES} processes reserving at once take exactly Remaining (${BUDGET}), and lose no reservation`, async () => {
+    const dir = tempConfigDir();
+    mkdirSync(dir, { recursive: true });
+    const bundlePath = await bundle(join(dir, '..'));
+    const store = fileStore(dir, 'shared');
+    store.update(() => ({
+      state: {
+        consecutive429s: 0,
+        quota: { limit: BUDGET, remaining: BUDGET, resetAtMs: Date.now() + 600_000 },
+      },
+      result: undefined,
+    }));
+
+    const went = await Promise.all(Array.from({ length: PROCESSES }, () => child(bundlePath, dir)));
+
+    const total = went.reduce((sum, n) => sum + n, 0);
+    expect(total).toBe(BUDGET);
+    const state = store.read();
+    expect(state.quota?.remaining).toBe(0);
+    // Every send that went holds its claim: none was overwritten by another process's write.
+    expect(Object.keys(state.inFlight ?? {})).toHaveLength(BUDGET);
+    // No lock or temporary file is left behind.
+    expect(readdirSync(join(dir, 'state')).sort()).toEqual(['ratelimit-shared.json']);
+    expect(readFileSync(join(dir, 'state', 'ratelimit-shared.json'), 'utf8')).toMatch(
+      /"version":2/,
+    );
+  }, 60_000);
+});
