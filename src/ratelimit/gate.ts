@@ -313,7 +313,7 @@ export class RateGate {
     return new RateLimitError(
       banned ? 'key_banned' : 'rate_limited',
       `${request.method} ${request.url}: ${what}; the next request may go at ${clockTime(until)}, ` +
-        `in ${formatDuration(waitMs)}, beyond --max-wait (${formatDuration(this.options.maxWaitMs)}), so ${this.sentWords()}`,
+        `in ${formatDuration(waitMs)}, ${this.beyondMaxWait(waitMs)}, so ${this.sentWords()}`,
       {
         status: reason === 'cooldown' ? 429 : undefined,
         retryAfter: Math.ceil(waitMs / 1000),
@@ -323,6 +323,13 @@ export class RateGate {
           : `Retry after ${clockTime(until)}, or raise --max-wait.`,
       },
     );
+  }
+
+  /** Why a wait of `waitMs` is refused: longer than --max-wait, or than what is left of it. */
+  private beyondMaxWait(waitMs: number): string {
+    const flag = `--max-wait (${exactSeconds(this.options.maxWaitMs)})`;
+    if (waitMs > this.options.maxWaitMs || this.waitedMs === 0) return `beyond ${flag}`;
+    return `more than is left of ${flag} after the ${exactSeconds(this.waitedMs)} this command has waited`;
   }
 
   private stillLimited(request: HttpRequest, attempts: number): RateLimitError {
@@ -352,4 +359,9 @@ export class RateGate {
   private trace(line: string): void {
     this.options.trace?.(line);
   }
+}
+
+/** A duration as the seconds a user types for --max-wait, not rounded to minutes. */
+function exactSeconds(ms: number): string {
+  return `${Math.ceil(ms / 1000)} s`;
 }

@@ -106,6 +106,39 @@ describe('the free plan, `pets get` with 80 ids by the built binary', () => {
   }, 30_000);
 });
 
+describe('--max-wait bounds the whole command', () => {
+  it('a batch whose waits add up past --max-wait stops with exit 5, though each wait fits', async () => {
+    // 10 a minute: 35 records need three waits of about a minute, 180 s in all; --max-wait
+    // 90 covers one of them and not two.
+    const clock = concurrentClock();
+    const sandbox = await startSandbox({ plan: 'free', rpm: 10, now: clock.now });
+    closers.push(() => sandbox.close());
+    const dir = tempConfigDir();
+    const input = join(dir, '..', 'max-wait.ndjson');
+    const lines = Array.from({ length: 35 }, (_, i) =>
+      JSON.stringify({ name: `W ${i}`, categoryId: 1 }),
+    );
+    writeFileSync(input, lines.join('\n'));
+    const env = {
+      PETS_CONFIG_DIR: dir,
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: sandbox.key,
+      PETS_PROFILE: 'staging',
+    };
+    const started = clock.now();
+
+    const run = await runMain(['add', '--file', input, '--max-wait', '90'], env, {}, clock);
+    expect(run.code).toBe(5);
+    expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(sandbox.pets()).toHaveLength(20);
+    expect(run.stderr).toMatch(/created 20, failed 0/);
+    expect(run.stderr).toMatch(
+      /more than is left of --max-wait \(90 s\) after the \d+ s this command has waited, so pets stopped after sending 20 requests/,
+    );
+    expect(clock.now() - started).toBeLessThanOrEqual(90_000 + 5_000);
+  });
+});
+
 describe('several pets processes on one key', () => {
   it('8 parallel `pets list` on a 10-per-10 s window: no 429, those over the budget wait', async () => {
     // The server's window ends 1.5 s from now, so the wait is short.
