@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../../src/json/int64-json.js';
 
 describe('parseJson', () => {
@@ -55,6 +55,27 @@ describe('parseJson', () => {
 
   it('refuses nesting deep enough to exhaust the stack', () => {
     expect(() => parseJson('['.repeat(10_000) + ']'.repeat(10_000))).toThrow(/nesting too deep/);
+  });
+
+  it('sets the same depth limit whichever parser reads the text', () => {
+    // A 16-digit run sends the text to the careful parser; without one JSON.parse reads it.
+    const nested = (levels: number, inner: string) =>
+      '['.repeat(levels) + inner + ']'.repeat(levels);
+    for (const inner of ['0', '"1234567890123456"']) {
+      expect(() => parseJson(nested(512, inner))).not.toThrow();
+      expect(() => parseJson(nested(513, inner))).toThrow(/nesting too deep at position 513/);
+    }
+  });
+
+  it('reads a large shallow document with one JSON.parse call', () => {
+    const pets = Array.from({ length: 2_000 }, (_, id) => ({ id, name: `Rex ${id}`, tags: [] }));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(parseJson(JSON.stringify(pets))).toEqual(pets);
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('parses a long string quickly and exactly', () => {
