@@ -12,6 +12,9 @@ export const COMMAND_NAMES: readonly string[] = [
   'help',
 ];
 
+/** pets's global options that take a value: `pets --profile quota list` is a list run. */
+export const VALUED_OPTIONS: readonly string[] = ['--profile', '--timeout', '--max-wait'];
+
 /**
  * What a run is for, as far as argv tells before commander parses it: the command named and
  * whether help is asked for, as in "list", "list-help" or "pets-help". It keys the compile
@@ -20,7 +23,10 @@ export const COMMAND_NAMES: readonly string[] = [
 export function runKind(words: readonly string[]): string {
   const end = words.indexOf('--');
   const options = end === -1 ? words : words.slice(0, end);
-  const command = options.find((word) => COMMAND_NAMES.includes(word)) ?? 'pets';
+  const command =
+    options.find(
+      (word, at) => COMMAND_NAMES.includes(word) && !VALUED_OPTIONS.includes(options[at - 1] ?? ''),
+    ) ?? 'pets';
   const help = options.includes('--help') || options.includes('-h');
   return help ? `${command}-help` : command;
 }

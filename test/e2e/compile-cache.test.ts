@@ -42,7 +42,10 @@ function plantedEntry(): Buffer {
     "const {Script}=require('node:vm');const source=require('node:fs').readFileSync(0,'utf8');" +
     'process.stdout.write(new Script(source,{filename:process.argv[1]}).createCachedData().toString("base64"))';
   return Buffer.from(
-    execFileSync(process.execPath, ['-e', make, CLI_STACK], { input: source, encoding: 'utf8' }),
+    execFileSync(process.execPath, ['-e', make, CLI_STACK], {
+      input: source,
+      encoding: 'utf8',
+    }),
     'base64',
   );
 }
@@ -84,6 +87,23 @@ describe('the compile cache', () => {
     const second = await runBinary(['list', '--json'], api);
     expect(second).toEqual(first);
     // V8 refuses code cached under other flags, and pets writes anew what it refused.
+    expect(mtimes(dir)).toEqual(written);
+  });
+
+  it('keeps what a run with a profile named like a command compiled', async () => {
+    // `pets sandbox` saves a profile named sandbox: `--profile sandbox list` is a list run.
+    const { dir, env } = cacheEnv();
+    const api = { ...env, PETS_API_KEY: sandbox.key };
+    const set = await runBinary(['profile', 'set', 'sandbox', '--base-url', sandbox.baseUrl], api);
+    expect(set.code).toBe(0);
+    const list = ['--profile', 'sandbox', 'list', '--json'];
+    const first = await runBinary(list, api);
+    expect(first).toMatchObject({ code: 0, stdout: '[]\n' });
+    const written = mtimes(dir);
+    expect(Object.keys(written)).toContainEqual(expect.stringMatching(/^undici\.js-.*-list$/));
+
+    const second = await runBinary(list, api);
+    expect(second).toEqual(first);
     expect(mtimes(dir)).toEqual(written);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COMMAND_NAMES, runKind } from '../../src/cli/command-names.js';
+import { COMMAND_NAMES, VALUED_OPTIONS, runKind } from '../../src/cli/command-names.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { createDeps } from '../../src/cli/wiring.js';
 import { captureIo } from '../helpers/io.js';
@@ -10,6 +10,9 @@ describe('runKind', () => {
     [['--help'], 'pets-help'],
     [['list', '--json'], 'list'],
     [['--json', '--profile', 'staging', 'list'], 'list'],
+    [['--profile', 'sandbox', 'list'], 'list'],
+    [['--profile', 'quota', 'list', '--help'], 'list-help'],
+    [['--timeout', '5', '--max-wait', '0', 'get', '1'], 'get'],
     [['list', '-h'], 'list-help'],
     [['profile', 'use', 'staging'], 'profile'],
     [['get', '--', 'list'], 'get'],
@@ -28,6 +31,8 @@ describe('runKind', () => {
     expect(program.commands.map((command) => command.name()).sort()).toEqual(
       [...COMMAND_NAMES].sort(),
     );
+    const valued = program.options.filter((option) => option.required || option.optional);
+    expect(valued.map((option) => option.long).sort()).toEqual([...VALUED_OPTIONS].sort());
   });
 });
 
