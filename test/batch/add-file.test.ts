@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64-json.js';
@@ -8,6 +7,7 @@ import { apiEnv } from '../helpers/api-env.js';
 import { fakeClock } from '../helpers/fake-clock.js';
 import { sendJson, startFaultServer } from '../helpers/fault-server.js';
 import { runMain } from '../helpers/run-main.js';
+import { tempDir } from '../helpers/config-dir.js';
 
 let sandbox: RunningSandbox;
 let dir: string;
@@ -15,7 +15,7 @@ let env: Record<string, string>;
 
 beforeEach(async () => {
   sandbox = await startSandbox({ plan: 'unlimited', firstId: 9007199254740993n });
-  dir = mkdtempSync(join(tmpdir(), 'pets-batch-'));
+  dir = tempDir('pets-batch-');
   // staging: production is protected, and its confirmation has tests of its own.
   env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
 });

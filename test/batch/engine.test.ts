@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../../src/errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { recordHash } from '../../src/batch/record-hash.js';
 import { runBatch } from '../../src/batch/run-batch.js';
 import { ProgressLine, renderProgress } from '../../src/cli/progress.js';
 import { defaultConcurrency } from '../../src/cli/batch-concurrency.js';
+import { tempDir } from '../helpers/config-dir.js';
 
 async function* numbers(count: number) {
   for (let i = 0; i < count; i++) yield i;
@@ -133,7 +134,7 @@ describe('recordHash', () => {
 
 describe('journal', () => {
   const target = { origin: 'http://loopback:80', key: 'abcdef0123456789', profile: 'staging' };
-  const journalPath = () => join(mkdtempSync(join(tmpdir(), 'pets-journal-')), 'x.pets-journal');
+  const journalPath = () => join(tempDir('pets-journal-'), 'x.pets-journal');
 
   it('keeps the last word per record, holds an intent with no outcome as unknown, and is private', () => {
     const path = journalPath();

@@ -1,9 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { runMain } from '../helpers/run-main.js';
 
 let sandbox: RunningSandbox;
@@ -19,7 +18,7 @@ beforeEach(async () => {
   for (const name of ['production', 'staging']) {
     await runMain(['profile', 'set', name, '--base-url', sandbox.baseUrl], env);
   }
-  records = join(mkdtempSync(join(tmpdir(), 'pets-protected-')), 'two.ndjson');
+  records = join(tempDir('pets-protected-'), 'two.ndjson');
   writeFileSync(records, '{"name":"A","categoryId":1}\n{"name":"B","categoryId":1}\n');
 });
 

@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { fitWidths } from '../../src/output/render.js';
 import { apiEnv } from '../helpers/api-env.js';
+import { tempDir } from '../helpers/config-dir.js';
 import { runMain } from '../helpers/run-main.js';
 
 const LONG_NAME = `Bartholomew ${'the very long named '.repeat(8)}cat`.slice(0, 160);
@@ -119,7 +119,15 @@ describe('choices in any case', () => {
 
   it('accepts --format CSV and --plan PRO', async () => {
     const format = await runMain(
-      ['add', '--file', '-', '--format', 'CSV', '--journal', join(tmpdir(), 'never-written')],
+      [
+        'add',
+        '--file',
+        '-',
+        '--format',
+        'CSV',
+        '--journal',
+        join(tempDir('pets-tables-'), 'never-written'),
+      ],
       env,
       { stdin: '' },
     );

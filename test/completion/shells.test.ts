@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/config-dir.js';
 
 // The scripts in real shells, calling the built bin/pets.js (npm test builds first) through a
 // `pets` on PATH, as users have it. A shell that is not installed is skipped.
@@ -22,7 +22,7 @@ beforeAll(() => {
   if (!existsSync(join(REPO, 'dist', 'cli', 'main.js'))) {
     throw new Error('bin/pets.js needs a build first: npm run build');
   }
-  root = mkdtempSync(join(tmpdir(), 'pets-completion-'));
+  root = tempDir('pets-completion-');
   const bin = join(root, 'bin');
   const config = join(root, 'config');
   work = join(root, 'work');

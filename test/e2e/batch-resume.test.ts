@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
+import { tempDir } from '../helpers/config-dir.js';
 
 let sandbox: RunningSandbox;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ afterAll(() => sandbox.close());
 
 describe('an interrupted batch', () => {
   it('saves its journal on SIGINT, exits 130, and resumes creating every record exactly once', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'pets-resume-'));
+    const dir = tempDir('pets-resume-');
     const input = join(dir, 'pets.ndjson');
     const names = Array.from({ length: 40 }, (_, i) => `Resume ${i}`);
     writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
@@ -49,7 +49,7 @@ describe('an interrupted batch', () => {
   it('runs a wide batch without a word from Node on stderr', async () => {
     const unlimited = await startSandbox({ plan: 'unlimited' });
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'pets-wide-'));
+      const dir = tempDir('pets-wide-');
       const input = join(dir, 'wide.ndjson');
       writeFileSync(
         input,

@@ -3,7 +3,6 @@ import {
   chmodSync,
   chownSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
@@ -11,15 +10,14 @@ import {
   writeFileSync,
 } from 'node:fs';
 import Module from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { removeAfterTest, tempConfigDir } from '../helpers/config-dir.js';
+import { removeAfterTest, tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 
 function cacheEnv() {
-  const cacheHome = mkdtempSync(join(tmpdir(), 'pets-cache-'));
+  const cacheHome = tempDir('pets-cache-');
   removeAfterTest(cacheHome);
   const dir = join(cacheHome, 'pets', `compile-${process.version}-${process.arch}`);
   return { dir, env: { XDG_CACHE_HOME: cacheHome, PETS_CONFIG_DIR: tempConfigDir() } };

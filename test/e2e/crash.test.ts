@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../ratelimit/simulation.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { startStrictServer } from '../helpers/strict-server.js';
 
@@ -52,7 +51,7 @@ describe('a batch ended at a random moment, then resumed', () => {
       latencyMs: () => 20 + Math.floor(random() * 80),
     });
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'pets-crash-'));
+      const dir = tempDir('pets-crash-');
       const input = join(dir, 'records.ndjson');
       const names = Array.from({ length: RECORDS }, (_, i) => `T${trial.seed}-${i}`);
       writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
@@ -127,7 +126,7 @@ describe('a batch ended at a random moment, then resumed', () => {
 describe('a journal in the way', () => {
   const setUp = async () => {
     const server = await startStrictServer({ limit: 1_000_000, windowMs: 60_000, latencyMs: 30 });
-    const dir = mkdtempSync(join(tmpdir(), 'pets-journal-'));
+    const dir = tempDir('pets-journal-');
     const input = join(dir, 'records.ndjson');
     const names = Array.from({ length: 60 }, (_, i) => `J${i}`);
     writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));

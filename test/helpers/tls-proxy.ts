@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:tls';
+import { tempDir } from './config-dir.js';
 
 export interface KeyPair {
   key: string;
@@ -27,7 +27,7 @@ function openssl(dir: string, args: string[]): void {
 
 /** A private CA and certificates made now with openssl, in a folder of `dir`'s. */
 export function makeCertificates(): { dir: string; certificates: TestCertificates } {
-  const dir = mkdtempSync(join(tmpdir(), 'pets-tls-'));
+  const dir = tempDir('pets-tls-');
   const ecKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   openssl(dir, [
     'req',

@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64-json.js';
 import { call, sandboxesClosedAfterEach } from './helpers.js';
+import { tempDir } from '../helpers/config-dir.js';
 
 const startSandbox = sandboxesClosedAfterEach();
 
@@ -12,7 +12,7 @@ describe('data file', () => {
   let dataFile: string;
 
   beforeEach(() => {
-    folder = mkdtempSync(join(tmpdir(), 'pets-sandbox-'));
+    folder = tempDir('pets-sandbox-');
     dataFile = join(folder, 'store.json');
   });
 

@@ -1,14 +1,5 @@
 import { spawn } from 'node:child_process';
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +12,7 @@ import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-s
 import { captureIo } from '../helpers/io.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { runMain, type RunResult } from '../helpers/run-main.js';
+import { tempDir } from '../helpers/config-dir.js';
 
 // A key that cannot appear by chance. It must never show in any output, nor in any file but
 // the 0600 config.
@@ -34,7 +26,7 @@ const outputs: Array<{ what: string; result: RunResult }> = [];
 beforeAll(async () => {
   sandbox = await startSandbox({ plan: 'unlimited', key: CANARY });
   fault = await startFaultServer();
-  root = mkdtempSync(join(tmpdir(), 'pets-canary-'));
+  root = tempDir('pets-canary-');
 });
 afterAll(async () => {
   await sandbox.close();
@@ -211,7 +203,7 @@ describe('the API key canary', () => {
 
   it('never shows when a hostile server echoes it back, in any output or file', async () => {
     const echo = await startFaultServer();
-    const dir = mkdtempSync(join(tmpdir(), 'pets-echo-'));
+    const dir = tempDir('pets-echo-');
     const env = {
       PETS_CONFIG_DIR: join(dir, 'config'),
       PETS_BASE_URL: echo.baseUrl,

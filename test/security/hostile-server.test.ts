@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { createDeps } from '../../src/cli/wiring.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { captureIo } from '../helpers/io.js';
 import { BIN } from '../helpers/run-binary.js';
@@ -260,10 +260,9 @@ describe('a batch says "may have been created" once', () => {
     fault.handle((_req, res) =>
       sendJson(res, 503, '{"code":"busy","message":"busy","status":503}'),
     );
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { writeFileSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { tmpdir } = await import('node:os');
-    const dir = mkdtempSync(join(tmpdir(), 'pets-once-'));
+    const dir = tempDir('pets-once-');
     const file = join(dir, 'pets.ndjson');
     writeFileSync(file, '{"name":"A","categoryId":1}\n');
     const json = await pets('add', '--file', file, '--json', '--yes');

@@ -1,8 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { runMain } from '../helpers/run-main.js';
 
@@ -31,7 +30,7 @@ let fault: FaultServer;
 let records: string;
 beforeAll(async () => {
   fault = await startFaultServer();
-  records = join(mkdtempSync(join(tmpdir(), 'pets-hostile-')), 'two.ndjson');
+  records = join(tempDir('pets-hostile-'), 'two.ndjson');
   writeFileSync(records, '{"name":"A","categoryId":1}\n{"name":"B","categoryId":1}\n');
 });
 afterAll(() => fault.close());

@@ -1,11 +1,11 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fdOutput, isTerminal } from '../../src/cli/fd-output.js';
+import { tempDir } from '../helpers/config-dir.js';
 
 const opened: number[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'pets-fd-'));
+const dir = tempDir('pets-fd-');
 afterEach(() => opened.splice(0).forEach((fd) => closeSync(fd)));
 
 function open(path: string, flags: string): number {
