@@ -17,7 +17,7 @@ describe('Ctrl-C', () => {
         'retry-after': '30',
       }),
     );
-    const child = spawn(process.execPath, [BIN, 'list'], {
+    const child = spawn(process.execPath, [BIN, 'list', '--debug'], {
       env: {
         PATH: process.env.PATH,
         PETS_CONFIG_DIR: tempConfigDir(),
@@ -26,10 +26,15 @@ describe('Ctrl-C', () => {
       },
     });
     let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    // --debug says when the wait starts: Ctrl-C comes then, not after a guessed delay.
+    const waiting = new Promise<void>((resolve) =>
+      child.stderr.setEncoding('utf8').on('data', (text: string) => {
+        stderr += text;
+        if (/^wait 30 s/m.test(stderr)) resolve();
+      }),
+    );
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    while (fault.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await waiting;
     const interruptedAt = Date.now();
     child.kill('SIGINT');
     expect(await exited).toBe(130);
