@@ -240,7 +240,7 @@ _pets`;
       lines(run('zsh', ['-f', '-c', harness, 'zsh', 'pets', ...words]).stdout).sort();
     expect(complete('--profile', 's')).toEqual(['sandbox', 'staging']);
     expect(complete('list', '--st')).toEqual([
-      '--status:only pets with this status: available, pending or sold',
+      '--status:only pets with this status (available, pending, sold)',
     ]);
     expect(complete('li')).toEqual(['list:list pets, optionally by status']);
     expect(complete('add', '--file', '')).toEqual(['<files>']);
