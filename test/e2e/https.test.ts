@@ -65,8 +65,15 @@ describe.each([
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ id }));
 
+    const many = await runBinary(['get', String(id), String(id), '--json'], env);
+    expect(many.code).toBe(0);
+    expect(many.stdout.trim().split('\n')).toHaveLength(2);
+
     const quota = await runBinary(['quota', '--json'], env);
     expect(quota.code).toBe(0);
+
+    const status = await runBinary(['auth', 'status', '--json'], env);
+    expect(status.code).toBe(0);
 
     const batch = join(folder, `batch-${alpn.length}.ndjson`);
     writeFileSync(batch, '{"name":"A","categoryId":1}\n{"name":"B","categoryId":2}\n');
