@@ -44,6 +44,9 @@ export interface GateOptions {
   redact?: (text: string) => string;
 }
 
+/** Why a wait ends early: this process learnt something (a constant, not an error). */
+const WAKE = Symbol('wake');
+
 /** How often a request waiting for another process's first answer looks again. */
 export const LEARNING_POLL_MS = 25;
 
@@ -282,7 +285,7 @@ export class RateGate {
       });
     }
     if (learnt) {
-      this.changed.abort();
+      this.changed.abort(WAKE);
       this.changed = new AbortController();
     }
     return result;

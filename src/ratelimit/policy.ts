@@ -87,7 +87,8 @@ export function decideSend(
       state: { ...current, inFlight, quota: { ...quota, remaining: quota.remaining - 1 } },
     };
   }
-  if (current.unlimited) return { go: true, state: { ...current, inFlight } };
+  // No limit to share: nothing to reserve, so nothing to write.
+  if (current.unlimited) return { go: true, state: current };
   if (current.probe) {
     return { go: false, state: current, reason: 'learning', untilMs: current.probe.untilMs };
   }
@@ -142,7 +143,12 @@ export function observeAnswer(
 ): GateState {
   const endedMeanwhile = (state.ended ?? 0) - (state.inFlight?.[id]?.ended ?? state.ended ?? 0);
   let next = live(releaseSend(state, id), nowMs);
-  if (answer.clockOffsetMs !== undefined) {
+  const clock = next.serverClock;
+  // Kept fresh, but not rewritten for every answer that says the same.
+  if (
+    answer.clockOffsetMs !== undefined &&
+    (clock?.offsetMs !== answer.clockOffsetMs || nowMs - clock.atMs > SERVER_CLOCK_TRUST_MS / 10)
+  ) {
     next.serverClock = { offsetMs: answer.clockOffsetMs, atMs: nowMs };
   }
   const inFlight = Object.keys(next.inFlight ?? {}).length;

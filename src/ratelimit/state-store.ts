@@ -139,12 +139,20 @@ export function fileStore(configDir: string, name: string): StateStore {
     }
   }
 
+  const serialize = (state: GateState) => `${JSON.stringify({ version: 2, ...state })}\n`;
+
   return {
     update(change) {
+      // Optimistic first: a change that leaves the state as it is (a send with no limit to
+      // count, a wait) needs no lock, since the file is only ever replaced whole.
+      const seen = load();
+      const seenText = text;
+      const quick = change(seen);
+      if (serialize(quick.state) === (seenText || serialize(EMPTY_STATE))) return quick.result;
       acquire();
       try {
         const { state, result } = change(load());
-        const next = `${JSON.stringify({ version: 2, ...state })}\n`;
+        const next = serialize(state);
         if (next !== text) {
           const temp = `${path}.${process.pid}.tmp`;
           writeFileSync(temp, next, { mode: 0o600 });
