@@ -253,6 +253,41 @@ describe('pets add --file against a faulty server', () => {
       await fault.close();
     }
   });
+
+  it('never writes the key into the journal, even when the server echoes it back', async () => {
+    const fault = await startFaultServer();
+    try {
+      // A key with a quote and a backslash: JSON writes it escaped, and that form must go too.
+      const key = 'sk_echo"me\\0123456789';
+      fault.handle((req, res) => {
+        const echoed = String(req.headers.authorization);
+        const name = (JSON.parse(req.body) as { name: string }).name;
+        const status = name === 'Bad' ? 400 : 500;
+        const body = JSON.stringify({ code: `bad ${echoed}`, message: `no ${echoed}`, status });
+        sendJson(res, status, body);
+      });
+      const path = file(
+        'echo.ndjson',
+        '{"name":"Bad","categoryId":1}\n{"name":"Down","categoryId":1}\n',
+      );
+      const journal = join(dir, 'echo.journal');
+      const local = { ...env, PETS_BASE_URL: fault.baseUrl, PETS_API_KEY: key };
+      const result = await runMain(
+        ['add', '--file', path, '--journal', journal, '--concurrency', '1'],
+        local,
+      );
+      expect(result.code).toBe(1);
+      const written = readFileSync(journal, 'utf8');
+      expect(written).toContain('"failed"');
+      expect(written).toContain('"unknown"');
+      expect(written).toContain('***');
+      expect(written).not.toContain(key);
+      expect(written).not.toContain(JSON.stringify(key).slice(1, -1));
+      expect(written).not.toContain('0123456789');
+    } finally {
+      await fault.close();
+    }
+  });
 });
 
 describe('pets get with many ids', () => {

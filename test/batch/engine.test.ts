@@ -206,7 +206,15 @@ describe('journal', () => {
     journal.intend('a.0', 1);
     journal.intend('b.0', 2);
     await Promise.all([journal.durable(), journal.durable(), journal.durable()]);
+    journal.intend('c.0', 3);
+    await journal.durable();
     journal.close();
+    const intents = readFileSync(path, 'utf8').trimEnd().split('\n').slice(1);
+    expect(intents).toEqual([
+      '{"i":"a.0","line":1}',
+      '{"i":"b.0","line":2}',
+      '{"i":"c.0","line":3}',
+    ]);
   });
 });
 

@@ -12,9 +12,16 @@ import { startStrictServer } from '../helpers/strict-server.js';
 // Counted from the server's own records: no record is created twice, and each record is
 // either created or reported unknown (held back, to be checked) by the resumed run.
 
-const KINDS = ['SIGKILL', 'SIGHUP', 'double SIGINT', 'closed stdout'] as const;
+const KINDS = [
+  'SIGKILL',
+  'SIGHUP',
+  'double SIGINT',
+  'closed stdout',
+  'SIGTERM',
+  'single SIGINT',
+] as const;
 type Kind = (typeof KINDS)[number];
-const TRIALS = 24;
+const TRIALS = 30;
 const RECORDS = 30;
 const BASE = Number(process.env.CRASH_SEED_BASE ?? 0);
 
@@ -80,7 +87,11 @@ describe('a batch ended at a random moment, then resumed', () => {
           child.kill('SIGKILL');
           break;
         case 'SIGHUP':
-          child.kill('SIGHUP');
+        case 'SIGTERM':
+          child.kill(trial.kind);
+          break;
+        case 'single SIGINT':
+          child.kill('SIGINT');
           break;
         case 'double SIGINT':
           child.kill('SIGINT');
@@ -95,6 +106,9 @@ describe('a batch ended at a random moment, then resumed', () => {
         // Ended early by the user: never reported as done.
         expect(code, stderr).toBe(130);
         expect(stderr).toMatch(/Resume with: pets --profile staging add --file/);
+        // Only the second Ctrl-C leaves at once, without a summary; every other stop counts
+        // what it left unsent.
+        if (trial.kind !== 'double SIGINT') expect(stderr).toMatch(/, not sent \d+ \(journal/);
       }
 
       const resumed = await runBinary(['add', '--file', input, '--json'], env);
