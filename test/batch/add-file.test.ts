@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -249,6 +250,47 @@ describe('pets add --file against a faulty server', () => {
       );
       expect(result.stderr).toMatch(/unknown 0, not sent 2/);
       expect(fault.requests.length).toBeLessThanOrEqual(8);
+    } finally {
+      await fault.close();
+    }
+  });
+
+  it('repeats every option that matters in the resume command, quoted for the shell', async () => {
+    const fault = await startFaultServer();
+    try {
+      fault.handle((_req, res) =>
+        sendJson(res, 429, '{"code":"rate_limited","message":"no","status":429}', {
+          'retry-after': '3600',
+        }),
+      );
+      const path = file("it's mine.txt", '{"name":"A","categoryId":1}\n');
+      const journal = join(dir, 'a journal');
+      const args = ['--format', 'ndjson', '--journal', journal, '--concurrency', '2', '--yes'];
+      const result = await runMain(['add', '--file', path, ...args], {
+        ...env,
+        PETS_BASE_URL: fault.baseUrl,
+      });
+      expect(result.code).toBe(5);
+      const resume = /Resume with: (.*)/.exec(result.stderr)?.[1] ?? '';
+      // What a shell makes of it: the same words as given, and the profile the run used.
+      const words = execFileSync('sh', ['-c', `printf '%s\\n' ${resume}`], { encoding: 'utf8' })
+        .trimEnd()
+        .split('\n');
+      expect(words).toEqual([
+        'pets',
+        '--profile',
+        'staging',
+        'add',
+        '--file',
+        path,
+        '--journal',
+        journal,
+        '--format',
+        'ndjson',
+        '--concurrency',
+        '2',
+        '--yes',
+      ]);
     } finally {
       await fault.close();
     }
