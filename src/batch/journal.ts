@@ -13,6 +13,7 @@ import {
 import { toInt64 } from '../api/contract.js';
 import { JournalError, UsageError, type ErrorJson } from '../errors.js';
 import { parseJson, stringifyJson } from '../json/int64-json.js';
+import { RecordIndex, type PreviousRecord } from './record-index.js';
 
 // The journal of `pets add --file`: NDJSON, appended to, never rewritten.
 //   {"journal":2,"origin":…,"key":…,"profile":…}   first: the target it belongs to
@@ -30,11 +31,7 @@ export interface JournalTarget {
   profile: string;
 }
 
-/** What earlier runs left of one record. An intent with no outcome is `unknown`. */
-export type PreviousRecord =
-  | { outcome: 'created'; id: bigint }
-  | { outcome: 'unknown' }
-  | { outcome: 'failed'; retryable: boolean; error?: ErrorJson };
+export type { PreviousRecord };
 
 export interface OutcomeEntry {
   outcome: JournalOutcome;
@@ -81,8 +78,9 @@ function openForAppend(path: string): number {
 }
 
 /**
- * Reads the journal line by line, keeping one small entry per record (not the text), and
- * cuts off a torn last line (a crash mid-write) so that the next entry starts on its own line.
+ * Reads the journal line by line, keeping nothing of a line once it is read, and cuts off a
+ * torn last line (a crash mid-write) so that the next entry starts on its own line. Lines are
+ * cut as bytes and decoded whole, so a character split across two reads stays intact.
  */
 function replay(
   fd: number,
@@ -90,18 +88,21 @@ function replay(
   onEntry: (entry: Record<string, unknown>) => void,
 ): void {
   const chunk = Buffer.alloc(1 << 16);
-  let carry = '';
+  let carry = Buffer.alloc(0);
   let position = 0;
   let lineNumber = 0;
   for (;;) {
     const read = readSync(fd, chunk, 0, chunk.length, position);
     if (read === 0) break;
     position += read;
-    const text = carry + chunk.toString('utf8', 0, read);
-    const lines = text.split('\n');
-    carry = lines.pop() ?? '';
-    for (const line of lines) {
+    const bytes = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, read)]) : chunk;
+    const end = carry.length > 0 ? bytes.length : read;
+    let start = 0;
+    for (let newline = bytes.indexOf(0x0a, start); newline !== -1 && newline < end;) {
       lineNumber++;
+      const line = bytes.toString('utf8', start, newline);
+      start = newline + 1;
+      newline = bytes.indexOf(0x0a, start);
       if (!line.trim()) continue;
       let value: unknown;
       try {
@@ -114,8 +115,9 @@ function replay(
       if (lineNumber === 1 && 'journal' in entry) onHeader(entry);
       else onEntry(entry);
     }
+    carry = Buffer.from(bytes.subarray(start, end));
   }
-  if (carry.length > 0) ftruncateSync(fd, position - Buffer.byteLength(carry));
+  if (carry.length > 0) ftruncateSync(fd, position - carry.length);
 }
 
 function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
@@ -144,7 +146,7 @@ function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
 export function openJournal(path: string, target: JournalTarget): Journal {
   const release = lockJournal(path);
   let fd: number;
-  const records = new Map<string, PreviousRecord>();
+  const records = new RecordIndex();
   try {
     fd = openForAppend(path);
     let header: Record<string, unknown> | undefined;

@@ -3,6 +3,7 @@ import { UsageError } from '../../src/errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RecordIndex } from '../../src/batch/record-index.js';
 import { openJournal } from '../../src/batch/journal.js';
 import { planRecord } from '../../src/batch/plan.js';
 import { recordHash } from '../../src/batch/record-hash.js';
@@ -176,6 +177,30 @@ describe('journal', () => {
     third.close();
   });
 
+  it('reads a character split across two reads whole, and loses no entry to it', () => {
+    const path = journalPath();
+    openJournal(path, target).close();
+    const message = 'é'.repeat(40);
+    const entry = JSON.stringify({
+      o: 'e.0',
+      line: 2,
+      outcome: 'failed',
+      retryable: false,
+      error: { code: 'x', message, status: 400, exitCode: 1 },
+    });
+    // Padding that puts the first é of the entry across the 64 KiB boundary of a read.
+    const firstE = Buffer.byteLength(entry.slice(0, entry.indexOf('é')));
+    const padTo = 65_535 - firstE - statSync(path).size;
+    const pad = JSON.stringify({ i: 'pad.0', line: 1, x: '' });
+    appendFileSync(path, `${pad.replace('""', `"${'a'.repeat(padTo - pad.length - 1)}"`)}\n`);
+    appendFileSync(path, `${entry}\n`);
+    expect(readFileSync(path).subarray(65_535, 65_537).toString('utf8')).toBe('é');
+    const again = openJournal(path, target);
+    expect(again.previous('e.0')).toMatchObject({ outcome: 'failed', error: { message } });
+    expect(again.previous('pad.0')).toEqual({ outcome: 'unknown' });
+    again.close();
+  });
+
   it('is bound to its target, and held by one run at a time', () => {
     const path = journalPath();
     const first = openJournal(path, target);
@@ -302,5 +327,33 @@ describe('ProgressLine', () => {
       progress.advance();
     }
     expect(shown()).toBe('45/100 [#########...........] 45% · 40 skipped · 1.0/s · ETA 55 s');
+  });
+});
+
+describe('RecordIndex', () => {
+  it('keeps the last word on each of 100,000 records through its growth', () => {
+    const index = new RecordIndex(16);
+    const name = (i: number) => `${i.toString(16).padStart(16, '0')}.${i % 3}`;
+    for (let i = 0; i < 100_000; i++) index.set(name(i), { outcome: 'unknown' });
+    for (let i = 0; i < 100_000; i += 2) index.set(name(i), { outcome: 'created', id: BigInt(-i) });
+    expect(index.size).toBe(100_000);
+    expect(index.get(name(0))).toEqual({ outcome: 'created', id: 0n });
+    expect(index.get(name(99_998))).toEqual({ outcome: 'created', id: -99_998n });
+    expect(index.get(name(99_999))).toEqual({ outcome: 'unknown' });
+    // The same content hash, another occurrence: another record.
+    expect(index.get(`${(4).toString(16).padStart(16, '0')}.0`)).toBeUndefined();
+    expect(index.get(name(100_000))).toBeUndefined();
+  });
+
+  it('keeps a final failure with its error, and names of any form', () => {
+    const index = new RecordIndex();
+    const error = { code: 'invalid_body', message: 'no', status: 400, exitCode: 1 };
+    index.set('a.0', { outcome: 'failed', retryable: false, error });
+    index.set('b.0', { outcome: 'failed', retryable: true, error });
+    expect(index.get('a.0')).toEqual({ outcome: 'failed', retryable: false, error });
+    expect(index.get('b.0')).toEqual({ outcome: 'failed', retryable: true });
+    expect(index.has('c.0')).toBe(false);
+    index.set('a.0', { outcome: 'created', id: 7n });
+    expect(index.get('a.0')).toEqual({ outcome: 'created', id: 7n });
   });
 });

@@ -1,0 +1,147 @@
+import type { ErrorJson } from '../errors.js';
+
+/** What earlier runs left of one record. An intent with no outcome is `unknown`. */
+export type PreviousRecord =
+  | { outcome: 'created'; id: bigint }
+  | { outcome: 'unknown' }
+  | { outcome: 'failed'; retryable: boolean; error?: ErrorJson };
+
+const EMPTY = 0;
+const CREATED = 1;
+const UNKNOWN = 2;
+const RETRYABLE = 3;
+const FINAL = 4;
+const MAX_LOAD = 0.75;
+const NAMED = /^([0-9a-f]{8})([0-9a-f]{8})\.(\d{1,9})$/;
+
+/** A 32-bit hash of a string, for record names not in the journal's usual form. */
+function stringHash(text: string, seed: number): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x5bd1e995);
+  return (h ^ (h >>> 15)) >>> 0;
+}
+
+/**
+ * The last word of the journal on each record, in typed arrays: 21 bytes a slot rather than a
+ * string and an object per record, so that resuming a journal of 200,000 records holds a few
+ * MB. A record name `<16 hex digits>.<occurrence>` is kept exactly; any other name by a 64-bit
+ * hash of it. Only final failures keep their error, to repeat it.
+ */
+export class RecordIndex {
+  private high = new Uint32Array(0);
+  private low = new Uint32Array(0);
+  private occurrence = new Uint32Array(0);
+  private states = new Uint8Array(0);
+  private ids = new BigInt64Array(0);
+  private readonly errors = new Map<number, ErrorJson>();
+  private count = 0;
+
+  constructor(capacity = 1024) {
+    this.allocate(capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  get(name: string): PreviousRecord | undefined {
+    const slot = this.find(name);
+    switch (this.states[slot]) {
+      case CREATED:
+        return { outcome: 'created', id: this.ids[slot]! };
+      case UNKNOWN:
+        return { outcome: 'unknown' };
+      case RETRYABLE:
+        return { outcome: 'failed', retryable: true };
+      case FINAL: {
+        const error = this.errors.get(slot);
+        return { outcome: 'failed', retryable: false, ...(error ? { error } : {}) };
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  has(name: string): boolean {
+    return this.states[this.find(name)] !== EMPTY;
+  }
+
+  set(name: string, record: PreviousRecord): void {
+    if ((this.count + 1) / this.states.length > MAX_LOAD) this.grow();
+    const slot = this.find(name);
+    if (this.states[slot] === EMPTY) {
+      const [high, low, occurrence] = this.keyOf(name);
+      this.high[slot] = high;
+      this.low[slot] = low;
+      this.occurrence[slot] = occurrence;
+      this.count++;
+    }
+    this.errors.delete(slot);
+    this.ids[slot] = 0n;
+    switch (record.outcome) {
+      case 'created':
+        this.states[slot] = CREATED;
+        this.ids[slot] = record.id;
+        break;
+      case 'unknown':
+        this.states[slot] = UNKNOWN;
+        break;
+      case 'failed':
+        this.states[slot] = record.retryable ? RETRYABLE : FINAL;
+        if (!record.retryable && record.error) this.errors.set(slot, record.error);
+        break;
+    }
+  }
+
+  private keyOf(name: string): [number, number, number] {
+    const named = NAMED.exec(name);
+    if (named) return [parseInt(named[1]!, 16), parseInt(named[2]!, 16), Number(named[3])];
+    return [stringHash(name, 0x9747b28c), stringHash(name, 0x1b873593), 0xffffffff];
+  }
+
+  /** The slot holding `name`, or the empty slot where it would go. */
+  private find(name: string): number {
+    const [high, low, occurrence] = this.keyOf(name);
+    return this.probe(high, low, occurrence);
+  }
+
+  private probe(high: number, low: number, occurrence: number): number {
+    const mask = this.states.length - 1;
+    let slot = (low ^ Math.imul(occurrence, 0x9e3779b1)) & mask;
+    while (
+      this.states[slot] !== EMPTY &&
+      !(this.low[slot] === low && this.high[slot] === high && this.occurrence[slot] === occurrence)
+    ) {
+      slot = (slot + 1) & mask;
+    }
+    return slot;
+  }
+
+  private allocate(capacity: number): void {
+    let size = 16;
+    while (size < capacity) size *= 2;
+    this.high = new Uint32Array(size);
+    this.low = new Uint32Array(size);
+    this.occurrence = new Uint32Array(size);
+    this.states = new Uint8Array(size);
+    this.ids = new BigInt64Array(size);
+  }
+
+  private grow(): void {
+    const { high, low, occurrence, states, ids } = this;
+    const errors = new Map(this.errors);
+    this.errors.clear();
+    this.allocate(states.length * 2);
+    for (let old = 0; old < states.length; old++) {
+      if (states[old] === EMPTY) continue;
+      const slot = this.probe(high[old]!, low[old]!, occurrence[old]!);
+      this.high[slot] = high[old]!;
+      this.low[slot] = low[old]!;
+      this.occurrence[slot] = occurrence[old]!;
+      this.states[slot] = states[old]!;
+      this.ids[slot] = ids[old]!;
+      const error = errors.get(old);
+      if (error) this.errors.set(slot, error);
+    }
+  }
+}
