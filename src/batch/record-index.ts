@@ -145,3 +145,53 @@ export class RecordIndex {
     }
   }
 }
+
+/**
+ * Counts records by content hash (16 hex digits) in typed arrays, to name each one's
+ * occurrence among identical records without a string per record in memory.
+ */
+export class OccurrenceCounter {
+  private high = new Uint32Array(1024);
+  private low = new Uint32Array(1024);
+  private counts = new Uint32Array(1024);
+  private used = 0;
+
+  /** How many times `hash` was seen before; counts this time. */
+  next(hash: string): number {
+    if ((this.used + 1) / this.counts.length > MAX_LOAD) this.grow();
+    const high = parseInt(hash.slice(0, 8), 16) >>> 0;
+    const low = parseInt(hash.slice(8, 16), 16) >>> 0;
+    const slot = this.probe(high, low);
+    const seen = this.counts[slot]!;
+    if (seen === 0) {
+      this.high[slot] = high;
+      this.low[slot] = low;
+      this.used++;
+    }
+    this.counts[slot] = seen + 1;
+    return seen;
+  }
+
+  private probe(high: number, low: number): number {
+    const mask = this.counts.length - 1;
+    let slot = low & mask;
+    while (this.counts[slot] !== 0 && !(this.low[slot] === low && this.high[slot] === high)) {
+      slot = (slot + 1) & mask;
+    }
+    return slot;
+  }
+
+  private grow(): void {
+    const { high, low, counts } = this;
+    this.high = new Uint32Array(counts.length * 2);
+    this.low = new Uint32Array(counts.length * 2);
+    this.counts = new Uint32Array(counts.length * 2);
+    for (let old = 0; old < counts.length; old++) {
+      if (counts[old] === 0) continue;
+      const slot = this.probe(high[old]!, low[old]!);
+      this.high[slot] = high[old]!;
+      this.low[slot] = low[old]!;
+      this.counts[slot] = counts[old]!;
+    }
+  }
+}

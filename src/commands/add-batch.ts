@@ -3,6 +3,7 @@ import type { NewPet, Pet } from '../api/contract.js';
 import type { InputRecord } from '../batch/input/index.js';
 import type { Journal } from '../batch/journal.js';
 import { planRecord } from '../batch/plan.js';
+import { OccurrenceCounter } from '../batch/record-index.js';
 import { recordHash } from '../batch/record-hash.js';
 import { runBatch, type WorkResult } from '../batch/run-batch.js';
 import {
@@ -72,15 +73,14 @@ interface KeyedRecord extends InputRecord {
 
 /** Names each record by content, counting identical records in input order. */
 async function* withKeys(records: AsyncIterable<InputRecord>): AsyncIterable<KeyedRecord> {
-  const seen = new Map<string, number>();
+  const seen = new OccurrenceCounter();
   for await (const record of records) {
     if (!record.pet) {
       yield record;
       continue;
     }
     const hash = recordHash(record.pet);
-    const occurrence = seen.get(hash) ?? 0;
-    seen.set(hash, occurrence + 1);
+    const occurrence = seen.next(hash);
     yield { ...record, key: `${hash}.${occurrence}` };
   }
 }

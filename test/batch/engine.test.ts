@@ -3,7 +3,7 @@ import { UsageError } from '../../src/errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RecordIndex } from '../../src/batch/record-index.js';
+import { OccurrenceCounter, RecordIndex } from '../../src/batch/record-index.js';
 import { openJournal } from '../../src/batch/journal.js';
 import { planRecord } from '../../src/batch/plan.js';
 import { recordHash } from '../../src/batch/record-hash.js';
@@ -355,5 +355,17 @@ describe('RecordIndex', () => {
     expect(index.has('c.0')).toBe(false);
     index.set('a.0', { outcome: 'created', id: 7n });
     expect(index.get('a.0')).toEqual({ outcome: 'created', id: 7n });
+  });
+});
+
+describe('OccurrenceCounter', () => {
+  it('counts each content hash on its own, through its growth', () => {
+    const counter = new OccurrenceCounter();
+    const hash = (i: number) => (i * 2_654_435_761).toString(16).padStart(16, '0').slice(-16);
+    for (let i = 0; i < 50_000; i++) expect(counter.next(hash(i))).toBe(0);
+    expect(counter.next(hash(7))).toBe(1);
+    expect(counter.next(hash(7))).toBe(2);
+    expect(counter.next(hash(49_999))).toBe(1);
+    expect(counter.next(hash(50_000))).toBe(0);
   });
 });
