@@ -54,6 +54,13 @@ async function timed(work) {
 const count429 = (sandbox) => sandbox.requestLog.filter((entry) => entry.status === 429).length;
 const rows = [];
 
+// The first runs of the binary fill the compile cache: let that happen before anything is timed.
+{
+  const warm = await startSandbox({ plan: 'unlimited' });
+  for (let i = 0; i < 3; i++) await pets(['list', '--json'], envFor(warm));
+  await warm.close();
+}
+
 // 1 and 2: against the sandbox, with a budget that covers the work, and with no limit.
 for (const [name, plan, work] of [
   ['100 creates, 300 left', 'pro', (env) => pets(['add', '--file', records(100, 'c'), '-q'], env)],
@@ -73,11 +80,16 @@ for (const [name, plan, work] of [
   await Promise.all([limited.close(), free.close()]);
 }
 
-/** From `startMs`, when the `n`th request can go on a window aligned to `windowMs`. */
-function leastTime(startMs, limit, windowMs, n) {
+/**
+ * From `startMs`, when the `n`th request can go on a window aligned to `windowMs`, once the
+ * first request has reached the server: the time a process takes to start and send its first
+ * request is not the limit's, so windows are counted from that first arrival.
+ */
+function leastTime(startMs, server, limit, windowMs, n) {
+  const firstArrival = server.requests[0]?.at ?? startMs;
   const windowsAfterFirst = Math.ceil(n / limit) - 1;
-  if (windowsAfterFirst === 0) return 0;
-  const firstEnds = Math.ceil(startMs / windowMs) * windowMs;
+  if (windowsAfterFirst === 0) return firstArrival - startMs;
+  const firstEnds = Math.ceil((firstArrival + 1) / windowMs) * windowMs;
   return firstEnds + (windowsAfterFirst - 1) * windowMs - startMs;
 }
 
@@ -88,7 +100,7 @@ function leastTime(startMs, limit, windowMs, n) {
   const elapsed = await timed(() =>
     pets(['add', '--file', records(60, 'w'), '-q'], envFor(server)),
   );
-  const least = leastTime(start, 30, 10_000, 60);
+  const least = leastTime(start, server, 30, 10_000, 60);
   rows.push([
     '60 creates, 30 per 10 s aligned',
     'least possible',
@@ -112,7 +124,7 @@ function leastTime(startMs, limit, windowMs, n) {
       })(),
     ]),
   );
-  const least = leastTime(start, 40, 5_000, 110);
+  const least = leastTime(start, server, 40, 5_000, 110);
   rows.push([
     '3 batches and a loop, one key, 40 per 5 s',
     'least possible',
