@@ -95,6 +95,43 @@ export class PetsApi {
     return { pet, deprecation };
   }
 
+  /**
+   * Any request under the base URL, through the same sender (gate, pacing, retry rules,
+   * body cap). The answer comes back whatever its status; `failure` maps a non-2xx one to
+   * the error (and exit code) other commands would give. `path` must be checked first
+   * (api/raw-path.ts): it is appended to the base as it is.
+   */
+  async raw(
+    request: { method: HttpMethod; path: string; headers: Record<string, string>; body?: string },
+    options: CallOptions = {},
+  ): Promise<{ url: string; response: HttpResponse }> {
+    const { target, userAgent } = this.options;
+    const url = joinUrl(target.baseUrl, request.path);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': userAgent,
+      ...request.headers,
+      authorization: `Bearer ${target.apiKey}`,
+    };
+    if (request.body !== undefined && !('content-type' in headers)) {
+      headers['content-type'] = 'application/json';
+    }
+    const response = await this.options.send({
+      method: request.method,
+      url,
+      headers,
+      body: request.body,
+      signal: options.signal,
+      stopSending: options.stopSending,
+    });
+    return { url, response };
+  }
+
+  /** The error a non-2xx answer means, as every command reports it. */
+  failure(method: HttpMethod, url: string, response: HttpResponse): PetsError {
+    return this.errorFor(method, url, response, {});
+  }
+
   private async call(
     method: HttpMethod,
     path: string,

@@ -4,6 +4,7 @@ export const COMMAND_NAMES: readonly string[] = [
   'add',
   'get',
   'quota',
+  'api',
   'profile',
   'auth',
   'sandbox',
@@ -32,7 +33,7 @@ export function runKind(words: readonly string[]): string {
 }
 
 /** Kinds of run that call the API, and so set the flags undici's parser wants (engine.ts). */
-const API_KINDS = new Set(['list', 'add', 'get', 'quota', 'auth']);
+const API_KINDS = new Set(['list', 'add', 'get', 'quota', 'api', 'auth']);
 
 export function callsApi(kind: string): boolean {
   return API_KINDS.has(kind);

@@ -97,13 +97,18 @@ async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<De
   return result.deprecation;
 }
 
-async function warnDeprecated(run: Session, headers: DeprecationHeaders): Promise<void> {
+/** The notice that GET /pets/{petId} is deprecated; `caller` names what used it. */
+export async function warnDeprecated(
+  run: Session,
+  headers: DeprecationHeaders,
+  caller = '`pets get`',
+): Promise<void> {
   if (run.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
   // No replacement is named: `pets list --status` filters by status, it cannot fetch an id.
   await run.warn(
     deprecationNotice({
       operation: 'GET /pets/{petId}',
-      caller: '`pets get`',
+      caller,
       headers,
       announcedRemoval: GET_PET_REMOVAL_DATE,
     }),

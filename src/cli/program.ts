@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { packageVersion } from '../version.js';
 import { parseNonNegativeSeconds, parseSeconds } from './arguments.js';
+import { registerApiCommand } from './api-command.js';
 import { registerAuthCommands } from './auth-commands.js';
 import { registerCompletionCommand } from './completion-command.js';
 import { registerHelpCommand } from './help-topics.js';
@@ -24,6 +25,7 @@ type Register = (program: Command, session: SessionSource) => void;
 const REGISTRARS: ReadonlyArray<readonly [names: readonly string[], register: Register]> = [
   [['list', 'add', 'get'], registerPetCommands],
   [['quota'], registerQuotaCommand],
+  [['api'], registerApiCommand],
   [['profile'], registerProfileCommands],
   [['auth'], registerAuthCommands],
   [['sandbox'], registerSandboxCommand],

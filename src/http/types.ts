@@ -2,7 +2,8 @@
 // delivers them. Today the sender is the undici transport; the rate gate wraps it later
 // without the client noticing.
 
-export type HttpMethod = 'GET' | 'POST';
+/** What `pets api -X` may send; only GET is ever resent after it may have arrived. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
 export interface HttpRequest {
   method: HttpMethod;

@@ -10,6 +10,7 @@ import type { RateLimiterPool } from './rate-limiter-pool.js';
 import { readBody } from './read-body.js';
 import { errorResponse, writeResponse, type HeaderMap, type SandboxResponse } from './responses.js';
 import { matchRoute, splitTarget } from './routes.js';
+import { listOrders } from './store-orders.js';
 import type { SandboxAnswer, SandboxRequestLogEntry } from './types.js';
 
 export interface SandboxState {
@@ -60,7 +61,7 @@ async function respond(
     return errorResponse(
       404,
       'not_found',
-      'no such path: the API has /v1/pets and /v1/pets/{petId}',
+      'no such path: the API has /v1/pets, /v1/pets/{petId} and /v1/store/orders',
     );
   }
   const method = req.method ?? '';
@@ -69,6 +70,7 @@ async function respond(
     return errorResponse(405, 'method_not_allowed', `this path accepts ${allow} only`, { allow });
   }
   if (route.name === 'pet') return getPet(state.store, route.petIdText);
+  if (route.name === 'orders') return listOrders();
   if (method === 'GET') return listPets(state.store, query);
   const body = await readBody(req, MAX_BODY_BYTES);
   if (body.kind === 'aborted') return undefined;

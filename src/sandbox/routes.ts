@@ -2,12 +2,14 @@
 
 export type Route =
   | { name: 'pets'; allowedMethods: readonly string[] }
+  | { name: 'orders'; allowedMethods: readonly string[] }
   | { name: 'pet'; allowedMethods: readonly string[]; petIdText: string };
 
 const PET_PATH = /^\/v1\/pets\/([^/]+)$/;
 
 export function matchRoute(pathname: string): Route | undefined {
   if (pathname === '/v1/pets') return { name: 'pets', allowedMethods: ['GET', 'POST'] };
+  if (pathname === '/v1/store/orders') return { name: 'orders', allowedMethods: ['GET'] };
   const segment = PET_PATH.exec(pathname)?.[1];
   if (segment === undefined) return undefined;
   try {
