@@ -1,18 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
-import { tempConfigDir } from '../helpers/config-dir.js';
+import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { fakeClock, type FakeClock } from '../helpers/fake-clock.js';
-import {
-  sendJson,
-  startFaultServer,
-  type FaultServer,
-  type LoggedRequest,
-} from '../helpers/fault-server.js';
+import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { runMain } from '../helpers/run-main.js';
 
 // `pets api` against the sandbox, then against a scripted server on a fake clock.
@@ -55,7 +49,7 @@ describe('pets api against the sandbox', () => {
   });
 
   it('sends --input from a file, and from stdin', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'pets-api-')), 'new.json');
+    const file = join(tempDir('pets-api-'), 'new.json');
     writeFileSync(file, '{"name":"Mia","categoryId":4}');
     const fromFile = await runMain(['api', '/pets', '--input', file], env);
     expect(fromFile.code).toBe(0);

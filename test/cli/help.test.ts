@@ -9,6 +9,7 @@ const COMMANDS = [
   'add',
   'get',
   'quota',
+  'api',
   'profile',
   'profile list',
   'profile show',
@@ -82,5 +83,14 @@ describe('help', () => {
   ])('%s --help lists the values of %s', async (command, _flag, choices) => {
     const help = (await runMain([command, '--help'], env())).stdout.replace(/\s+/g, ' ');
     expect(help).toContain(choices);
+  });
+});
+
+describe('pets api --help', () => {
+  it("starts with the issue's three examples", async () => {
+    const result = await runMain(['api', '--help'], env());
+    expect(result.stdout.trimStart()).toMatch(
+      /^Examples:\n {2}\$ pets api \/store\/orders\n {2}\$ pets api \/pets -f name=Rex -F categoryId=3\n {2}\$ pets api \/pets --input new\.json\n/,
+    );
   });
 });

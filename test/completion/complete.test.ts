@@ -30,6 +30,7 @@ describe('commands and subcommands', () => {
         'add',
         'get',
         'quota',
+        'api',
         'profile',
         'auth',
         'sandbox',
@@ -263,5 +264,23 @@ describe('formatCandidates', () => {
         { value: 'ok', description: 'first\nsecond\tthird' },
       ]),
     ).toBe('ok\tfirst second third\n');
+  });
+});
+
+describe('pets api', () => {
+  it('completes its flags and the methods of -X', () => {
+    expect(values('api /x --')).toEqual(
+      expect.arrayContaining([
+        '--method',
+        '--raw-field',
+        '--field',
+        '--header',
+        '--input',
+        '--include',
+      ]),
+    );
+    expect(sorted(values('api /x -X '))).toEqual(
+      sorted(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']),
+    );
   });
 });

@@ -77,6 +77,28 @@ describe('the pets binary', () => {
     expect(got).toEqual({ code: 0, stdout: added.stdout, stderr: '' });
   });
 
+  it('pets api: int64 exact in and out, exit codes from the answer', async () => {
+    const added = await runBinary(
+      ['api', '/pets', '-f', 'name=Api', '-F', 'categoryId=9223372036854775807'],
+      env,
+    );
+    expect(added.code).toBe(0);
+    expect(added.stdout).toContain('"categoryId":9223372036854775807');
+    const orders = await runBinary(['api', '/store/orders'], env);
+    expect(orders.code).toBe(0);
+    expect(orders.stdout).toContain('"id":9007199254740993');
+    const missing = await runBinary(['api', '/pets/1', '--json'], env);
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toContain('not_found');
+    expect(
+      JSON.parse(missing.stderr.split('\n').find((l) => l.startsWith('{')) ?? '{}'),
+    ).toMatchObject({
+      error: { exitCode: 3 },
+    });
+    const refused = await runBinary(['api', '/%2e%2e/admin'], env);
+    expect(refused.code).toBe(2);
+  });
+
   it('exit 0: lists pets as TSV in a pipe', async () => {
     await runBinary(['add', '--name', 'Piped', '--category-id', '1'], env);
     const result = await runBinary(['list'], env);

@@ -83,6 +83,14 @@ describe('the API key canary', () => {
     ['get many', inProfile(['get', '1', '424242', '--json'])],
     ['get -', inProfile(['get', '-'], '1\n2\n')],
     ['quota', inProfile(['quota', '--debug'])],
+    ['api --debug', inProfile(['api', '/store/orders', '--include', '--debug']), 0],
+    [
+      'api POST',
+      inProfile(['api', '/pets', '-f', 'name=Rex', '-F', 'categoryId=1', '-i', '--json']),
+      0,
+    ],
+    ['api 404', inProfile(['api', '/pets/424242', '--include']), 3],
+    ['api refused', inProfile(['api', '//evil.example/pets', '--debug']), 2],
     ['profile list', inProfile(['profile', 'list'])],
     ['profile show', inProfile(['profile', 'show', '--json'])],
     ['profile use', inProfile(['profile', 'use', 'staging'])],
@@ -167,6 +175,7 @@ describe('the API key canary', () => {
     // The 429 above left the key a cooldown of an hour: the binary exits 5 without sending.
     ['binary in a cooldown', () => runBinary(['list', '--debug'], at(fault.baseUrl)), 5],
     ['binary success', () => runBinary(['list', '--json'], at(sandbox.baseUrl)), 0],
+    ['binary api', () => runBinary(['api', '/store/orders', '-i'], at(sandbox.baseUrl)), 0],
   ];
 
   beforeAll(() => {
@@ -229,6 +238,8 @@ describe('the API key canary', () => {
         await run(`${status} add`, ['add', '--name', 'A', '--category-id', '1', '--debug']);
         await run(`${status} add --json`, ['add', '--name', 'A', '--category-id', '1', '--json']);
         await run(`${status} get`, ['get', '1', '2', '--debug']);
+        await run(`${status} api`, ['api', '/x', '-i', '--debug']);
+        await run(`${status} api POST --json`, ['api', '/x', '-f', 'a=b', '-i', '--json']);
         const journal = join(dir, `j${status}`);
         await run(`${status} batch`, ['add', '--file', records, '--journal', journal, '--yes']);
         await run(`${status} batch --json`, [
@@ -242,6 +253,21 @@ describe('the API key canary', () => {
           '--debug',
         ]);
       }
+      // Before the 429 below, which leaves the key an hour's cooldown.
+      echo.handle((req, res) =>
+        sendJson(res, 201, `{"id":1,"name":"${said(req)}","categoryId":1}`, {
+          'x-echo': said(req),
+        }),
+      );
+      await run('201 echo api', ['api', '/x', '-i', '-f', 'a=b']);
+      seen.push({
+        what: '201 echo api on a terminal',
+        result: await runMain(['api', '/x', '-i'], env, { stdoutIsTTY: true }, fakeClock()),
+      });
+      echo.handle((req, res) =>
+        res.writeHead(200, { 'content-type': 'text/plain', 'x-echo': said(req) }).end(said(req)),
+      );
+      await run('text echo api', ['api', '/x', '-i']);
       echo.handle((req, res) =>
         sendJson(res, 429, error(429, said(req)), {
           'retry-after': '3600',
@@ -263,6 +289,7 @@ describe('the API key canary', () => {
         '--json',
       ]);
       await run('429 quota', ['quota', '--json', '--debug']);
+      await run('429 api', ['api', '/x', '-i', '--json', '--debug']);
       echo.handle((req, res) =>
         sendJson(res, 201, `{"id":1,"name":"${said(req)}","categoryId":1}`),
       );
@@ -288,6 +315,13 @@ describe('the API key canary', () => {
       'you sent ***',
     );
     expect(seen.find((s) => s.what === '429')?.result.code).toBe(5);
+    expect(seen.find((s) => s.what === '201 echo api')?.result.stdout).toContain('x-echo: ***\r\n');
+    expect(seen.find((s) => s.what === '201 echo api')?.result.stdout).toContain('"name":"***"');
+    expect(seen.find((s) => s.what === '201 echo api on a terminal')?.result.stdout).toContain(
+      '"name": "***"',
+    );
+    expect(seen.find((s) => s.what === 'text echo api')?.result.stdout).toMatch(/\r\n\r\n\*\*\*$/);
+    expect(seen.find((s) => s.what === '400 api')?.result.code).toBe(1);
     // Journals and the rate-limit state file (which keeps a 429's code) included.
     const files = filesUnder(dir);
     expect(files.some((f) => f.includes(join('config', 'state')))).toBe(true);
