@@ -64,7 +64,12 @@ export function registerApiCommand(program: Command, session: SessionSource): vo
       const run = session();
       const target = await run.target();
       const input = options.input === undefined ? undefined : await readInput(run, options.input);
-      await run.environmentLine(target);
+      const sends =
+        options.method ??
+        (options.rawField.length + options.field.length || input !== undefined ? 'POST' : 'GET');
+      // A request that may change data gets the protected badge, as add does; a read, the line.
+      if (['GET', 'HEAD'].includes(sends)) await run.environmentLine(target);
+      else await run.protectedBadge(target);
       const [{ callApi }, api] = await Promise.all([import('../commands/api.js'), run.api(target)]);
       const result = await callApi(
         {

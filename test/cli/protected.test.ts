@@ -36,6 +36,14 @@ describe('protected profiles', () => {
     expect(staging.stderr).toBe('');
   });
 
+  it('pets api shows the badge for a request that may change data, not for a read', async () => {
+    const post = await runMain(['api', '/pets', '-f', 'name=Rex', '-F', 'categoryId=1'], env);
+    expect(post.code).toBe(0);
+    expect(post.stderr).toBe(` PROTECTED  production ${host()}\n`);
+    const read = await runMain(['api', '/store/orders'], env);
+    expect(read.stderr).toBe('');
+  });
+
   it('can be switched on and off per profile', async () => {
     await runMain(['profile', 'set', 'staging', '--protected'], env);
     await runMain(['profile', 'set', 'production', '--no-protected'], env);

@@ -56,7 +56,7 @@ describe('authentication', () => {
 });
 
 describe('routing', () => {
-  it.each(['/orders', '/store/orders', '/pets/1/photos', '/pets/'])(
+  it.each(['/orders', '/store/orders/1', '/pets/1/photos', '/pets/'])(
     'answers 404 with an Error body for the unknown path %s',
     async (path) => {
       const sandbox = await startSandbox();
@@ -65,6 +65,16 @@ describe('routing', () => {
       expect(record(reply)).toMatchObject({ code: 'not_found', status: 404 });
     },
   );
+
+  it("serves GET /store/orders: the sandbox's own fixed orders, int64 exact", async () => {
+    const sandbox = await startSandbox();
+    const reply = await call(sandbox, 'GET', '/store/orders');
+    expect(reply.status).toBe(200);
+    expect(reply.text).toContain(
+      '{"id":9007199254740993,"petId":3,"quantity":1,"status":"delivered"}',
+    );
+    expect((await call(sandbox, 'POST', '/store/orders')).status).toBe(405);
+  });
 
   it('answers 404 outside /v1', async () => {
     const sandbox = await startSandbox();
