@@ -242,3 +242,27 @@ describe('Retry-After is obeyed as given', () => {
     expect(server.requests).toHaveLength(3);
   });
 });
+
+describe('many requests waiting at once', () => {
+  it('wait for a window without a word from Node on stderr', async () => {
+    const server = await strict({ limit: 5, windowMs: 1_000 });
+    const dir = tempConfigDir();
+    const input = join(dir, '..', 'wide.ndjson');
+    writeFileSync(
+      input,
+      Array.from({ length: 20 }, (_, i) => JSON.stringify({ name: `W${i}`, categoryId: 1 })).join(
+        '\n',
+      ),
+    );
+    const run = await runBinary(['add', '--file', input, '--concurrency', '16', '-q'], {
+      PETS_CONFIG_DIR: dir,
+      PETS_BASE_URL: server.baseUrl,
+      PETS_API_KEY: server.key,
+      PETS_PROFILE: 'staging',
+    });
+    expect(run.stderr).not.toMatch(/Warning/);
+    expect(run.code).toBe(0);
+    expect(server.created).toHaveLength(20);
+    expect(server.limited()).toBe(0);
+  });
+});
