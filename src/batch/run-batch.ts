@@ -13,7 +13,11 @@ export interface WorkResult<R> {
 export interface BatchRun<I, R> {
   items: AsyncIterable<I>;
   concurrency: number;
-  /** Returns the item's result; throws to end the run with no result for this item. */
+  /**
+   * Returns the item's result; throws to end the run with no result for this item. Called
+   * for the items in input order, so that what it does before its first await (such as
+   * naming an item by those before it) sees them in that order.
+   */
   work(item: I): Promise<WorkResult<R>>;
   emit(item: I, result: R): void;
   /**

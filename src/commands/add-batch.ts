@@ -66,25 +66,6 @@ const failure = (code: string, message: string, exitCode: number): ErrorJson => 
   exitCode,
 });
 
-interface KeyedRecord extends InputRecord {
-  /** The record's name in the journal: its content's hash and its occurrence among twins. */
-  key?: string;
-}
-
-/** Names each record by content, counting identical records in input order. */
-async function* withKeys(records: AsyncIterable<InputRecord>): AsyncIterable<KeyedRecord> {
-  const seen = new OccurrenceCounter();
-  for await (const record of records) {
-    if (!record.pet) {
-      yield record;
-      continue;
-    }
-    const hash = recordHash(record.pet);
-    const occurrence = seen.next(hash);
-    yield { ...record, key: `${hash}.${occurrence}` };
-  }
-}
-
 /**
  * Creates the records of a batch, each at most once across runs and crashes: a create's
  * intent is in the journal, on disk, before the create leaves, so a run killed at any moment
@@ -97,6 +78,15 @@ export async function addBatch(
   const tally: BatchTally = { created: 0, failed: 0, skipped: 0, unknown: 0, notSent: 0 };
   let unknownInARow = 0;
   const { journal } = options;
+  // A record is named by its content's hash and its occurrence among identical records, so
+  // the names must be given in input order: runBatch calls `work` in that order. Naming here
+  // rather than in an async generator around the records keeps a layer of promises per
+  // record out of the pipeline; that layer let V8's young generation grow with the input.
+  const seen = new OccurrenceCounter();
+  const nameOf = (pet: NewPet): string => {
+    const hash = recordHash(pet);
+    return `${hash}.${seen.next(hash)}`;
+  };
 
   const send = async (
     line: number,
@@ -177,9 +167,9 @@ export async function addBatch(
     }
   };
 
-  const work = async (record: KeyedRecord): Promise<WorkResult<RecordResult>> => {
-    const { line, pet, key } = record;
-    if (!pet || key === undefined) {
+  const work = async (record: InputRecord): Promise<WorkResult<RecordResult>> => {
+    const { line, pet } = record;
+    if (!pet) {
       return {
         result: {
           line,
@@ -188,6 +178,7 @@ export async function addBatch(
         },
       };
     }
+    const key = nameOf(pet);
     const previous = journal.previous(key);
     switch (planRecord(previous, options.retryUnknown)) {
       case 'send':
@@ -227,7 +218,7 @@ export async function addBatch(
   };
 
   const end = await runBatch({
-    items: withKeys(options.records),
+    items: options.records,
     concurrency: options.concurrency,
     work,
     emit: (_record, result) => {

@@ -32,6 +32,30 @@ describe('runBatch', () => {
     expect(emitted).toEqual(Array.from({ length: 40 }, (_, i) => i * 10));
   });
 
+  it('calls work for the items in input order, however the ones before them finish', async () => {
+    const called: number[] = [];
+    const pending: Array<() => void> = [];
+    const run = runBatch({
+      items: numbers(30),
+      concurrency: 5,
+      work: async (n) => {
+        called.push(n);
+        // Every third item waits to be let go; the rest finish at once.
+        if (n % 3 === 0) await new Promise<void>((resolve) => pending.push(resolve));
+        return { result: n };
+      },
+      emit: () => undefined,
+    });
+    // Let the waiting items go last first, for as long as any are waiting.
+    for (let turn = 0; turn < 100 && called.length < 30; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      pending.pop()?.();
+    }
+    while (pending.length > 0) pending.pop()?.();
+    await run;
+    expect(called).toEqual(Array.from({ length: 30 }, (_, i) => i));
+  });
+
   it('never has more than `concurrency` items in flight', async () => {
     let inFlight = 0;
     let most = 0;
