@@ -42,6 +42,8 @@ export interface OutcomeEntry {
 
 export interface Journal {
   readonly path: string;
+  /** How many records earlier runs left a word on. */
+  readonly records: number;
   previous(record: string): PreviousRecord | undefined;
   /** Records that a create is about to leave, and hands it to the OS; throws if it cannot. */
   intend(record: string, line: number): void;
@@ -52,6 +54,10 @@ export interface Journal {
 }
 
 const HEADER_VERSION = 2;
+// A record takes an intent of about 40 bytes and an outcome of 40 to 90: sized for this many
+// bytes a record, the index is allocated once for a finished journal, rather than grown by
+// doubling, which leaves as much again in dead arrays until the collector frees them.
+const JOURNAL_BYTES_PER_RECORD = 64;
 
 function describeTarget(target: JournalTarget): string {
   return `profile "${target.profile}" at ${target.origin} (key ${target.key.slice(0, 8)}…)`;
@@ -80,29 +86,37 @@ function openForAppend(path: string): number {
 /**
  * Reads the journal line by line, keeping nothing of a line once it is read, and cuts off a
  * torn last line (a crash mid-write) so that the next entry starts on its own line. Lines are
- * cut as bytes and decoded whole, so a character split across two reads stays intact.
+ * cut as bytes and decoded whole, so a character split across two reads stays intact. One
+ * buffer serves every read, the unfinished line moved to its front: a new buffer per read
+ * would leave the journal's size in dead buffers until the collector gets to them.
  */
 function replay(
   fd: number,
   onHeader: (header: Record<string, unknown>) => void,
   onEntry: (entry: Record<string, unknown>) => void,
 ): void {
-  const chunk = Buffer.alloc(1 << 16);
-  let carry = Buffer.alloc(0);
+  let buffer = Buffer.alloc(1 << 16);
+  let kept = 0;
   let position = 0;
   let lineNumber = 0;
   for (;;) {
-    const read = readSync(fd, chunk, 0, chunk.length, position);
+    if (kept === buffer.length) {
+      // A line longer than the buffer: make room for the rest of it.
+      const larger = Buffer.alloc(buffer.length * 2);
+      buffer.copy(larger, 0, 0, kept);
+      buffer = larger;
+    }
+    const read = readSync(fd, buffer, kept, buffer.length - kept, position);
     if (read === 0) break;
     position += read;
-    const bytes = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, read)]) : chunk;
-    const end = carry.length > 0 ? bytes.length : read;
+    const end = kept + read;
     let start = 0;
-    for (let newline = bytes.indexOf(0x0a, start); newline !== -1 && newline < end;) {
+    // The kept bytes hold no newline, so the search starts after them.
+    for (let newline = buffer.indexOf(0x0a, kept); newline !== -1 && newline < end;) {
       lineNumber++;
-      const line = bytes.toString('utf8', start, newline);
+      const line = buffer.toString('utf8', start, newline);
       start = newline + 1;
-      newline = bytes.indexOf(0x0a, start);
+      newline = buffer.indexOf(0x0a, start);
       if (!line.trim()) continue;
       let value: unknown;
       try {
@@ -115,9 +129,10 @@ function replay(
       if (lineNumber === 1 && 'journal' in entry) onHeader(entry);
       else onEntry(entry);
     }
-    carry = Buffer.from(bytes.subarray(start, end));
+    buffer.copy(buffer, 0, start, end);
+    kept = end - start;
   }
-  if (carry.length > 0) ftruncateSync(fd, position - carry.length);
+  if (kept > 0) ftruncateSync(fd, position - kept);
 }
 
 function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
@@ -146,9 +161,10 @@ function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
 export function openJournal(path: string, target: JournalTarget): Journal {
   const release = lockJournal(path);
   let fd: number;
-  const records = new RecordIndex();
+  let records: RecordIndex;
   try {
     fd = openForAppend(path);
+    records = new RecordIndex(fstatSync(fd).size / JOURNAL_BYTES_PER_RECORD);
     let header: Record<string, unknown> | undefined;
     let entries = 0;
     replay(
@@ -185,6 +201,7 @@ export function openJournal(path: string, target: JournalTarget): Journal {
   }
 
   const fileFd = fd;
+  const index = records;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   const write = (text: string) => {
@@ -206,7 +223,8 @@ export function openJournal(path: string, target: JournalTarget): Journal {
 
   return {
     path,
-    previous: (record) => records.get(record),
+    records: index.size,
+    previous: (record) => index.get(record),
     intend(record, line) {
       write(`${stringifyJson({ i: record, line })}\n`);
     },

@@ -36,8 +36,9 @@ export class RecordIndex {
   private readonly errors = new Map<number, ErrorJson>();
   private count = 0;
 
-  constructor(capacity = 1024) {
-    this.allocate(capacity);
+  /** Room for `capacity` records before it grows. */
+  constructor(capacity = 768) {
+    this.allocate(capacity / MAX_LOAD);
   }
 
   get size(): number {
@@ -151,10 +152,19 @@ export class RecordIndex {
  * occurrence among identical records without a string per record in memory.
  */
 export class OccurrenceCounter {
-  private high = new Uint32Array(1024);
-  private low = new Uint32Array(1024);
-  private counts = new Uint32Array(1024);
+  private high: Uint32Array;
+  private low: Uint32Array;
+  private counts: Uint32Array;
   private used = 0;
+
+  /** Room for `capacity` distinct hashes before it grows. */
+  constructor(capacity = 768) {
+    let size = 1024;
+    while (size * MAX_LOAD < capacity) size *= 2;
+    this.high = new Uint32Array(size);
+    this.low = new Uint32Array(size);
+    this.counts = new Uint32Array(size);
+  }
 
   /** How many times `hash` was seen before; counts this time. */
   next(hash: string): number {

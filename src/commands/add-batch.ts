@@ -82,7 +82,9 @@ export async function addBatch(
   // the names must be given in input order: runBatch calls `work` in that order. Naming here
   // rather than in an async generator around the records keeps a layer of promises per
   // record out of the pipeline; that layer let V8's young generation grow with the input.
-  const seen = new OccurrenceCounter();
+  // The counter has room up front for the records the journal knows, as an input is mostly
+  // those: growing leaves its old arrays behind until a full collection.
+  const seen = new OccurrenceCounter(journal.records);
   const nameOf = (pet: NewPet): string => {
     const hash = recordHash(pet);
     return `${hash}.${seen.next(hash)}`;

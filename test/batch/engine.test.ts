@@ -225,6 +225,36 @@ describe('journal', () => {
     again.close();
   });
 
+  it('reads an entry longer than its read buffer, and many reads of entries, whole', () => {
+    const path = journalPath();
+    openJournal(path, target).close();
+    const message = `${'ü'.repeat(50_000)}x`;
+    const long = JSON.stringify({
+      o: 'long.0',
+      line: 1,
+      outcome: 'failed',
+      retryable: false,
+      error: { code: 'x', message, status: 400, exitCode: 1 },
+    });
+    const name = (i: number) => `${i.toString(16).padStart(16, '0')}.0`;
+    const entries = Array.from(
+      { length: 5_000 },
+      (_, i) =>
+        `{"i":"${name(i)}","line":${i + 2}}\n{"o":"${name(i)}","line":${i + 2},"outcome":"created","id":${i}}`,
+    );
+    appendFileSync(path, `${long}\n${entries.join('\n')}\n${long}\n{"i":"torn.0","li`);
+    const again = openJournal(path, target);
+    expect(again.records).toBe(5_001);
+    expect(again.previous('long.0')).toMatchObject({ outcome: 'failed', error: { message } });
+    for (let i = 0; i < 5_000; i += 499) {
+      expect(again.previous(name(i))).toEqual({ outcome: 'created', id: BigInt(i) });
+    }
+    expect(again.previous('torn.0')).toBeUndefined();
+    again.intend('next.0', 9);
+    again.close();
+    expect(readFileSync(path, 'utf8').endsWith(`${long}\n{"i":"next.0","line":9}\n`)).toBe(true);
+  });
+
   it('is bound to its target, and held by one run at a time', () => {
     const path = journalPath();
     const first = openJournal(path, target);
@@ -391,5 +421,13 @@ describe('OccurrenceCounter', () => {
     expect(counter.next(hash(7))).toBe(2);
     expect(counter.next(hash(49_999))).toBe(1);
     expect(counter.next(hash(50_000))).toBe(0);
+  });
+
+  it('counts the same with room made up front as when it grows', () => {
+    const roomy = new OccurrenceCounter(10_000);
+    const grown = new OccurrenceCounter();
+    const hash = (i: number) => ((i % 4_000) * 2_654_435_761).toString(16).padStart(16, '0');
+    for (let i = 0; i < 12_000; i++) expect(roomy.next(hash(i))).toBe(grown.next(hash(i)));
+    expect(roomy.next(hash(3))).toBe(3);
   });
 });
