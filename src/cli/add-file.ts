@@ -44,6 +44,10 @@ async function confirmProtected(
 // After Ctrl-C, requests already sent get this long to answer before they are cut off
 // (and journaled as unknown).
 const GRACE_MS = 5_000;
+// The input is read in chunks this small so that each is done with while still young: a
+// chunk held across collections is promoted, and freed only by a full one, so a large file
+// would otherwise leave its size in dead chunks.
+const READ_CHUNK_BYTES = 16 * 1024;
 // The failures table keeps this many rows; the summary still counts them all.
 const MAX_FAILURE_ROWS = 1_000;
 
@@ -181,7 +185,12 @@ async function importRecords(
   try {
     outcome = await addBatch(
       {
-        records: readRecords(fromStdin ? run.deps.io.stdin : createReadStream(flags.file), format),
+        records: readRecords(
+          fromStdin
+            ? run.deps.io.stdin
+            : createReadStream(flags.file, { highWaterMark: READ_CHUNK_BYTES }),
+          format,
+        ),
         journal,
         retryUnknown: flags.retryUnknown === true,
         concurrency,
