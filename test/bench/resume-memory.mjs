@@ -1,4 +1,5 @@
-// Peak RSS of resuming `pets add --file` against journals of growing size, in one run.
+// Peak RSS of resuming `pets add --file` against journals of growing size, in one run, with
+// the summary alone on stderr and with a --json line per record on stdout.
 // Each journal is what a finished import leaves (the header, then an intent and a `created`
 // outcome per record), written here directly so that only the resume is measured.
 //   node test/bench/resume-memory.mjs [sizes=1000,50000,200000] [repeats=1]
@@ -64,20 +65,33 @@ for (const size of sizes) {
   writeFileSync(file, `${lines.join('\n')}\n`);
   appendFileSync(journal, `${entries.join('\n')}\n`);
   for (let repeat = 0; repeat < repeats; repeat++) {
-    const resumed = await pets(['add', '--file', file, '--json'], env);
-    const skipped = resumed.stdout.split('\n').filter((line) => line.includes('"skipped":true'));
-    if (skipped.length !== size) {
-      throw new Error(`resume of ${size} skipped ${skipped.length}: ${resumed.stderr}`);
+    const row = [size];
+    for (const output of ['summary', 'json']) {
+      const resumed = await pets(
+        ['add', '--file', file, ...(output === 'json' ? ['--json'] : [])],
+        env,
+      );
+      const skipped =
+        output === 'json'
+          ? resumed.stdout.split('\n').filter((line) => line.includes('"skipped":true')).length
+          : Number(/skipped (\d+)/.exec(resumed.stderr)?.[1]);
+      if (skipped !== size) {
+        throw new Error(`resume of ${size} skipped ${skipped}: ${resumed.stderr}`);
+      }
+      row.push(resumed.kib / 1024, resumed.seconds);
     }
-    rows.push([size, (resumed.kib / 1024).toFixed(0), resumed.seconds.toFixed(2)]);
+    rows.push(row);
   }
 }
 await sandbox.close();
 rmSync(home, { recursive: true, force: true });
 
-const base = Number(rows[0][1]);
-console.log('| journal records | peak RSS, MB | over the smallest, MB | seconds |');
-console.log('|---|---|---|---|');
-for (const [size, mb, seconds] of rows) {
-  console.log(`| ${size} | ${mb} | ${Number(mb) - base} | ${seconds} |`);
+const [, baseSummary, , baseJson] = rows[0];
+const mb = (value, base) => `${value.toFixed(0)} (+${(value - base).toFixed(0)})`;
+console.log('| journal records | peak RSS, MB: summary only | s | with --json lines | s |');
+console.log('|---|---|---|---|---|');
+for (const [size, summaryMb, summaryS, jsonMb, jsonS] of rows) {
+  console.log(
+    `| ${size} | ${mb(summaryMb, baseSummary)} | ${summaryS.toFixed(2)} | ${mb(jsonMb, baseJson)} | ${jsonS.toFixed(2)} |`,
+  );
 }
