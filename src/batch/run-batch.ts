@@ -39,7 +39,11 @@ const WINDOW_PER_WORKER = 8;
 export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
   const iterator = run.items[Symbol.asyncIterator]();
   const window = Math.max(1, run.concurrency) * WINDOW_PER_WORKER;
-  const finished = new Map<number, { item: I; result?: R }>();
+  // Items done but not yet emitted, at `seq % window`: at most a window apart, they never share
+  // a place. A fixed array, not a Map: a Map's table is reallocated as it fills and empties,
+  // every few items, and those tables outlive enough collections to be promoted, so the old
+  // generation would grow with the input until a full collection.
+  const finished: Array<{ item: I; result?: R } | undefined> = new Array(window).fill(undefined);
   let nextToEmit = 0;
   let nextSeq = 0;
   let stoppedBy: unknown;
@@ -48,8 +52,8 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
 
   let roomMade: (() => void) | undefined;
   const emitReady = () => {
-    for (let done = finished.get(nextToEmit); done; done = finished.get(nextToEmit)) {
-      finished.delete(nextToEmit++);
+    for (let done = finished[nextToEmit % window]; done; done = finished[nextToEmit % window]) {
+      finished[nextToEmit++ % window] = undefined;
       if (done.result !== undefined) run.emit(done.item, done.result);
     }
     roomMade?.();
@@ -80,10 +84,10 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
       const { seq, item } = taken;
       try {
         const outcome = await run.work(item);
-        finished.set(seq, { item, result: outcome.result });
+        finished[seq % window] = { item, result: outcome.result };
         if (outcome.stop !== undefined) stoppedBy ??= outcome.stop;
       } catch (error) {
-        finished.set(seq, { item, result: run.notDone?.(item) });
+        finished[seq % window] = { item, result: run.notDone?.(item) };
         stoppedBy ??= error;
       }
       emitReady();
