@@ -5,7 +5,6 @@ import {
   ftruncateSync,
   openSync,
   readFileSync,
-  readSync,
   unlinkSync,
   writeFileSync,
   writeSync,
@@ -13,6 +12,7 @@ import {
 import { toInt64 } from '../api/contract.js';
 import { JournalError, UsageError, type ErrorJson } from '../errors.js';
 import { parseJson, stringifyJson } from '../json/int64-json.js';
+import { countLinesStarting, forEachLine } from './journal-lines.js';
 import { RecordIndex, type PreviousRecord } from './record-index.js';
 
 // The journal of `pets add --file`: NDJSON, appended to, never rewritten.
@@ -54,10 +54,10 @@ export interface Journal {
 }
 
 const HEADER_VERSION = 2;
-// A record takes an intent of about 40 bytes and an outcome of 40 to 90: sized for this many
-// bytes a record, the index is allocated once for a finished journal, rather than grown by
-// doubling, which leaves as much again in dead arrays until the collector frees them.
-const JOURNAL_BYTES_PER_RECORD = 64;
+// How an intent's line begins. Each record's first entry is an intent, so counting them bounds
+// the records: the index is then allocated once, rather than grown by doubling, which leaves
+// as much again in dead arrays until a full collection.
+const INTENT_START = '{"i":';
 
 function describeTarget(target: JournalTarget): string {
   return `profile "${target.profile}" at ${target.origin} (key ${target.key.slice(0, 8)}…)`;
@@ -84,55 +84,31 @@ function openForAppend(path: string): number {
 }
 
 /**
- * Reads the journal line by line, keeping nothing of a line once it is read, and cuts off a
- * torn last line (a crash mid-write) so that the next entry starts on its own line. Lines are
- * cut as bytes and decoded whole, so a character split across two reads stays intact. One
- * buffer serves every read, the unfinished line moved to its front: a new buffer per read
- * would leave the journal's size in dead buffers until the collector gets to them.
+ * Reads the journal's entries, keeping nothing of a line once it is read, and cuts off a
+ * torn last line (a crash mid-write) so that the next entry starts on its own line.
  */
 function replay(
   fd: number,
   onHeader: (header: Record<string, unknown>) => void,
   onEntry: (entry: Record<string, unknown>) => void,
 ): void {
-  let buffer = Buffer.alloc(1 << 16);
-  let kept = 0;
-  let position = 0;
   let lineNumber = 0;
-  for (;;) {
-    if (kept === buffer.length) {
-      // A line longer than the buffer: make room for the rest of it.
-      const larger = Buffer.alloc(buffer.length * 2);
-      buffer.copy(larger, 0, 0, kept);
-      buffer = larger;
+  const { size, torn } = forEachLine(fd, (bytes, start, end) => {
+    lineNumber++;
+    const line = bytes.toString('utf8', start, end);
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = parseJson(line);
+    } catch {
+      return;
     }
-    const read = readSync(fd, buffer, kept, buffer.length - kept, position);
-    if (read === 0) break;
-    position += read;
-    const end = kept + read;
-    let start = 0;
-    // The kept bytes hold no newline, so the search starts after them.
-    for (let newline = buffer.indexOf(0x0a, kept); newline !== -1 && newline < end;) {
-      lineNumber++;
-      const line = buffer.toString('utf8', start, newline);
-      start = newline + 1;
-      newline = buffer.indexOf(0x0a, start);
-      if (!line.trim()) continue;
-      let value: unknown;
-      try {
-        value = parseJson(line);
-      } catch {
-        continue;
-      }
-      if (typeof value !== 'object' || value === null) continue;
-      const entry = value as Record<string, unknown>;
-      if (lineNumber === 1 && 'journal' in entry) onHeader(entry);
-      else onEntry(entry);
-    }
-    buffer.copy(buffer, 0, start, end);
-    kept = end - start;
-  }
-  if (kept > 0) ftruncateSync(fd, position - kept);
+    if (typeof value !== 'object' || value === null) return;
+    const entry = value as Record<string, unknown>;
+    if (lineNumber === 1 && 'journal' in entry) onHeader(entry);
+    else onEntry(entry);
+  });
+  if (torn > 0) ftruncateSync(fd, size - torn);
 }
 
 function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
@@ -164,7 +140,7 @@ export function openJournal(path: string, target: JournalTarget): Journal {
   let records: RecordIndex;
   try {
     fd = openForAppend(path);
-    records = new RecordIndex(fstatSync(fd).size / JOURNAL_BYTES_PER_RECORD);
+    records = new RecordIndex(countLinesStarting(fd, INTENT_START));
     let header: Record<string, unknown> | undefined;
     let entries = 0;
     replay(

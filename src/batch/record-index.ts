@@ -12,6 +12,18 @@ const UNKNOWN = 2;
 const RETRYABLE = 3;
 const FINAL = 4;
 const MAX_LOAD = 0.75;
+const MIN_SLOTS = 16;
+// A hash kept to 31 bits before it is reduced to a slot: V8 then does the arithmetic on small
+// integers, not on heap numbers made per lookup.
+const SMALL = 0x7fffffff;
+
+/**
+ * Slots for `capacity` entries at the highest load allowed. Any count, not only a power of
+ * two, so that sizing for a known number of entries does not waste up to half the arrays.
+ */
+function slotsFor(capacity: number): number {
+  return Math.max(MIN_SLOTS, Math.ceil(capacity / MAX_LOAD) + 1);
+}
 const NAMED = /^([0-9a-f]{8})([0-9a-f]{8})\.(\d{1,9})$/;
 
 /** A 32-bit hash of a string, for record names not in the journal's usual form. */
@@ -38,7 +50,7 @@ export class RecordIndex {
 
   /** Room for `capacity` records before it grows. */
   constructor(capacity = 768) {
-    this.allocate(capacity / MAX_LOAD);
+    this.allocate(slotsFor(capacity));
   }
 
   get size(): number {
@@ -68,8 +80,12 @@ export class RecordIndex {
   }
 
   set(name: string, record: PreviousRecord): void {
-    if ((this.count + 1) / this.states.length > MAX_LOAD) this.grow();
-    const slot = this.find(name);
+    let slot = this.find(name);
+    // Only a new record adds load: an index sized for its records never grows on an update.
+    if (this.states[slot] === EMPTY && (this.count + 1) / this.states.length > MAX_LOAD) {
+      this.grow();
+      slot = this.find(name);
+    }
     if (this.states[slot] === EMPTY) {
       const [high, low, occurrence] = this.keyOf(name);
       this.high[slot] = high;
@@ -107,20 +123,18 @@ export class RecordIndex {
   }
 
   private probe(high: number, low: number, occurrence: number): number {
-    const mask = this.states.length - 1;
-    let slot = (low ^ Math.imul(occurrence, 0x9e3779b1)) & mask;
+    const slots = this.states.length;
+    let slot = ((low ^ Math.imul(occurrence, 0x9e3779b1)) & SMALL) % slots;
     while (
       this.states[slot] !== EMPTY &&
       !(this.low[slot] === low && this.high[slot] === high && this.occurrence[slot] === occurrence)
     ) {
-      slot = (slot + 1) & mask;
+      slot = slot + 1 === slots ? 0 : slot + 1;
     }
     return slot;
   }
 
-  private allocate(capacity: number): void {
-    let size = 16;
-    while (size < capacity) size *= 2;
+  private allocate(size: number): void {
     this.high = new Uint32Array(size);
     this.low = new Uint32Array(size);
     this.occurrence = new Uint32Array(size);
@@ -159,8 +173,7 @@ export class OccurrenceCounter {
 
   /** Room for `capacity` distinct hashes before it grows. */
   constructor(capacity = 768) {
-    let size = 1024;
-    while (size * MAX_LOAD < capacity) size *= 2;
+    const size = slotsFor(capacity);
     this.high = new Uint32Array(size);
     this.low = new Uint32Array(size);
     this.counts = new Uint32Array(size);
@@ -183,10 +196,10 @@ export class OccurrenceCounter {
   }
 
   private probe(high: number, low: number): number {
-    const mask = this.counts.length - 1;
-    let slot = low & mask;
+    const slots = this.counts.length;
+    let slot = (low & SMALL) % slots;
     while (this.counts[slot] !== 0 && !(this.low[slot] === low && this.high[slot] === high)) {
-      slot = (slot + 1) & mask;
+      slot = slot + 1 === slots ? 0 : slot + 1;
     }
     return slot;
   }

@@ -399,6 +399,20 @@ describe('RecordIndex', () => {
     expect(index.get(name(100_000))).toBeUndefined();
   });
 
+  it('keeps every record and update when sized for exactly as many, and past it', () => {
+    const index = new RecordIndex(1_000);
+    const name = (i: number) =>
+      `${(i * 2_654_435_761).toString(16).padStart(16, '0').slice(-16)}.0`;
+    for (let i = 0; i < 1_000; i++) index.set(name(i), { outcome: 'unknown' });
+    for (let i = 0; i < 1_000; i++) index.set(name(i), { outcome: 'created', id: BigInt(i) });
+    expect(index.size).toBe(1_000);
+    for (let i = 1_000; i < 3_000; i++) index.set(name(i), { outcome: 'created', id: BigInt(i) });
+    for (let i = 0; i < 3_000; i++) {
+      expect(index.get(name(i))).toEqual({ outcome: 'created', id: BigInt(i) });
+    }
+    expect(index.get(name(3_000))).toBeUndefined();
+  });
+
   it('keeps a final failure with its error, and names of any form', () => {
     const index = new RecordIndex();
     const error = { code: 'invalid_body', message: 'no', status: 400, exitCode: 1 };
