@@ -1,10 +1,18 @@
-import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { UsageError } from '../../src/errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OccurrenceCounter, RecordIndex } from '../../src/batch/record-index.js';
 import { openJournal } from '../../src/batch/journal.js';
+import { countLinesStarting, forEachLine } from '../../src/batch/journal-lines.js';
 import { planRecord } from '../../src/batch/plan.js';
 import { recordHash } from '../../src/batch/record-hash.js';
 import { runBatch } from '../../src/batch/run-batch.js';
@@ -381,6 +389,28 @@ describe('ProgressLine', () => {
       progress.advance();
     }
     expect(shown()).toBe('45/100 [#########...........] 45% · 40 skipped · 1.0/s · ETA 55 s');
+  });
+});
+
+describe('journal lines', () => {
+  it('hands over each whole line across reads, and counts the torn tail apart', () => {
+    const path = join(tempDir('pets-lines-'), 'lines');
+    // Lines of every length around the read size, so that some end on a read's last byte.
+    const lines = Array.from({ length: 400 }, (_, i) => `{"i":"${'é'.repeat(i * 7)}"}`);
+    writeFileSync(path, `${lines.join('\n')}\n{"i":"torn`);
+    const fd = openSync(path, 'r');
+    try {
+      const seen: string[] = [];
+      const read = forEachLine(fd, (bytes, start, end) =>
+        seen.push(bytes.toString('utf8', start, end)),
+      );
+      expect(seen).toEqual(lines);
+      expect(read).toEqual({ size: statSync(path).size, torn: Buffer.byteLength('{"i":"torn') });
+      expect(countLinesStarting(fd, '{"i":')).toBe(400);
+      expect(countLinesStarting(fd, '{"i":"é')).toBe(399);
+    } finally {
+      closeSync(fd);
+    }
   });
 });
 
