@@ -12,6 +12,7 @@ import {
 import { toInt64 } from '../api/contract.js';
 import { JournalError, UsageError, type ErrorJson } from '../errors.js';
 import { parseJson, stringifyJson } from '../json/int64-json.js';
+import { scanEntry } from './journal-entry.js';
 import { countLinesStarting, forEachLine } from './journal-lines.js';
 import { RecordIndex, type PreviousRecord } from './record-index.js';
 
@@ -97,11 +98,13 @@ function replay(
     lineNumber++;
     const line = bytes.toString('utf8', start, end);
     if (!line.trim()) return;
-    let value: unknown;
-    try {
-      value = parseJson(line);
-    } catch {
-      return;
+    let value: unknown = scanEntry(line);
+    if (value === undefined) {
+      try {
+        value = parseJson(line);
+      } catch {
+        return;
+      }
     }
     if (typeof value !== 'object' || value === null) return;
     const entry = value as Record<string, unknown>;
