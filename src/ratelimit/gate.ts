@@ -12,6 +12,7 @@ import {
   type GateState,
   type WaitReason,
 } from './policy.js';
+import { forgetDemand } from './sharing.js';
 import { readRateHeaders } from './rate-headers.js';
 import { MAX_ATTEMPTS, networkAttempts, retryBackoffMs, retryDecision } from './retry-policy.js';
 import { memoryStore, type StateStore } from './state-store.js';
@@ -54,6 +55,7 @@ const WAIT_WORDS: Record<WaitReason, string> = {
   cooldown: 'rate limited',
   quota: 'quota used up',
   learning: 'learning the limit',
+  sharing: 'sharing the window',
 };
 
 /**
@@ -67,6 +69,9 @@ export class RateGate {
   private readonly wait: Waiter;
   private readonly claimPrefix: string;
   private claims = 0;
+  /** Requests asking the gate now, and those the caller has said will follow them. */
+  private asking = 0;
+  private backlog = 0;
   /** Requests this process has sent: what a message may say was sent. */
   private sent = 0;
   private waitedMs = 0;
@@ -83,6 +88,14 @@ export class RateGate {
   /** The key's state as all processes know it, for `pets quota`. */
   get snapshot(): GateState {
     return this.store.read();
+  }
+
+  /**
+   * The caller has `count` more requests to send after those already under way (a batch's
+   * records not yet started): a process with many to send shares a window with short ones.
+   */
+  expect(count: number): void {
+    this.backlog = Math.max(0, Math.floor(count));
   }
 
   /** Requests sent so far by this process. */
@@ -155,21 +168,51 @@ export class RateGate {
    * its claim. Refuses (exit 5) a wait that --max-wait cannot cover.
    */
   private async reserve(request: HttpRequest, attempt: number): Promise<string> {
+    this.asking++;
+    let asking = true;
+    // Counted out the moment it goes, before any other request of this process asks.
+    const went = (id: string) => {
+      this.asking--;
+      asking = false;
+      return id;
+    };
+    try {
+      return await this.reserveAsking(request, attempt, went);
+    } finally {
+      if (asking) this.asking--;
+    }
+  }
+
+  private async reserveAsking(
+    request: HttpRequest,
+    attempt: number,
+    went: (id: string) => string,
+  ): Promise<string> {
     const id = `${this.claimPrefix}.${this.claims++}`;
     for (;;) {
       if (request.stopSending?.aborted || request.signal?.aborted) throw new InterruptedError();
       const now = this.options.clock.now();
+      const count = this.asking + this.backlog;
+      const demand = { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
       const decision = this.change(
-        (state) => decideSend(state, now, id, now + this.options.claimMs),
+        (state) => decideSend(state, now, id, now + this.options.claimMs, demand),
         (d) => d.state,
         false,
       );
-      if (decision.go) return id;
+      if (decision.go) return went(id);
       const waitMs = Math.max(1, Math.ceil(decision.untilMs - now));
       if (decision.reason === 'learning') {
         this.voidDeadProbe(decision.state);
         // Not a limit: another request is learning the window, and its answer wakes us.
         await this.pause(Math.min(waitMs, LEARNING_POLL_MS), undefined, request, true);
+        continue;
+      }
+      if (decision.reason === 'sharing') {
+        this.voidDeadDemand(decision.state);
+        // Not a limit either: the budget is there, and is left a while for short processes;
+        // it ends before Reset, so it adds nothing to what the window makes the work wait.
+        this.trace(`wait ${formatDuration(waitMs)}: ${WAIT_WORDS.sharing} (bulk)`);
+        await this.pause(waitMs, undefined, request, true);
         continue;
       }
       if (!this.fitsWaitBudget(waitMs))
@@ -194,6 +237,15 @@ export class RateGate {
     this.change((current) =>
       current.probe?.id === probe.id ? releaseSend(current, probe.id) : current,
     );
+  }
+
+  /** A process that died while saying it had requests to send will send none of them. */
+  private voidDeadDemand(state: GateState): void {
+    const alive = this.options.claimAlive;
+    if (!alive) return;
+    const dead = Object.keys(state.demand ?? {}).filter((owner) => !alive(`${owner}.0`));
+    if (dead.length === 0) return;
+    this.change((current) => dead.reduce(forgetDemand, current));
   }
 
   /** Whether waiting `ms` from now keeps the command's waits within --max-wait. */

@@ -5,12 +5,14 @@
 // The rules: a request checks at the moment it would go, not only when it started waiting.
 // Nothing goes while a Retry-After, a ban or a used-up window is known. While the known
 // budget (Remaining, less what is reserved and in flight) is above zero, requests go at
-// once. When nothing is known, or a window has ended, one request goes first to learn the
+// once, but for a bulk sender sharing a window that cannot hold all the work (sharing.ts).
+// When nothing is known, or a window has ended, one request goes first to learn the
 // new window, and the others follow its answer.
 
 import type { ServerWindow } from './rate-headers.js';
+import { bulkMayGoAt, liveSharing, sawShort, sayDemand, type SharingState } from './sharing.js';
 
-export interface GateState {
+export interface GateState extends SharingState {
   /** The current window: `remaining` is what no request has reserved yet. */
   quota?: ServerWindow;
   /** Nothing is sent on this key before this time (Retry-After, a ban, a backoff). */
@@ -36,7 +38,7 @@ export interface GateState {
 
 export const EMPTY_STATE: GateState = { consecutive429s: 0 };
 
-export type WaitReason = 'cooldown' | 'quota' | 'learning';
+export type WaitReason = 'cooldown' | 'quota' | 'learning' | 'sharing';
 
 export type SendDecision =
   | { go: true; state: GateState }
@@ -56,20 +58,40 @@ function live(state: GateState, nowMs: number): GateState {
     delete next.cooldownUntilMs;
     delete next.cooldownCode;
   }
-  return next;
+  return liveSharing(next, nowMs);
+}
+
+/** What the asking process still has to send, this request included, and its name. */
+export interface ProcessDemand {
+  owner: string;
+  count: number;
+  /** The process sends this one request in all. */
+  short?: boolean;
 }
 
 /**
  * May request `id` go now? If so, the returned state holds its reservation (budget taken,
  * in flight until `claimUntilMs`); if not, until when it should wait before asking again.
+ * With `demand`, the process's word on what it still has to send is kept in the state, and
+ * a process with more than one request to send shares the window (sharing.ts).
  */
 export function decideSend(
   state: GateState,
   nowMs: number,
   id: string,
   claimUntilMs: number,
+  demand?: ProcessDemand,
 ): SendDecision {
-  const current = live(state, nowMs);
+  const alive = live(state, nowMs);
+  // No limit to share: nothing to reserve or say, so nothing to write.
+  if (alive.unlimited && alive.cooldownUntilMs === undefined && !alive.quota) {
+    return { go: true, state: alive };
+  }
+  const say = (from: GateState, count: number) =>
+    demand
+      ? sayDemand(from, demand.owner, { count, short: demand.short }, nowMs, claimUntilMs)
+      : from;
+  let current = say(alive, demand?.count ?? 0);
   if (current.cooldownUntilMs !== undefined) {
     return { go: false, state: current, reason: 'cooldown', untilMs: current.cooldownUntilMs };
   }
@@ -77,22 +99,30 @@ export function decideSend(
     ...current.inFlight,
     [id]: { untilMs: claimUntilMs, ended: current.ended ?? 0 },
   };
+  const sent = (from: GateState) => ({ ...say(from, (demand?.count ?? 1) - 1), inFlight });
   const quota = current.quota;
   if (quota) {
     if (quota.remaining <= 0) {
       return { go: false, state: current, reason: 'quota', untilMs: quota.resetAtMs };
     }
+    if (demand && demand.count > 1) {
+      const shared = bulkMayGoAt(current, nowMs);
+      current = shared.state;
+      if (shared.untilMs !== undefined) {
+        return { go: false, state: current, reason: 'sharing', untilMs: shared.untilMs };
+      }
+    } else if (demand?.short) {
+      current = sawShort(current, nowMs);
+    }
     return {
       go: true,
-      state: { ...current, inFlight, quota: { ...quota, remaining: quota.remaining - 1 } },
+      state: { ...sent(current), quota: { ...quota, remaining: quota.remaining - 1 } },
     };
   }
-  // No limit to share: nothing to reserve, so nothing to write.
-  if (current.unlimited) return { go: true, state: current };
   if (current.probe) {
     return { go: false, state: current, reason: 'learning', untilMs: current.probe.untilMs };
   }
-  return { go: true, state: { ...current, inFlight, probe: { id, untilMs: claimUntilMs } } };
+  return { go: true, state: { ...sent(current), probe: { id, untilMs: claimUntilMs } } };
 }
 
 /** Request `id` ended with no answer (a network failure, an interrupt): its claim ends. */

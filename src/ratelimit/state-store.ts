@@ -75,6 +75,26 @@ function revive(raw: unknown): GateState {
       if (untilMs !== undefined && ended !== undefined) state.inFlight[id] = { untilMs, ended };
     }
   }
+  if (typeof saved.demand === 'object' && saved.demand !== null) {
+    for (const [owner, said] of Object.entries(saved.demand as Record<string, unknown>)) {
+      const fields = said as Record<string, unknown> | null;
+      const count = finite(fields?.count);
+      const untilMs = finite(fields?.untilMs);
+      if (count !== undefined && untilMs !== undefined) {
+        const short = fields?.short === true ? { short: true } : {};
+        state.demand = { ...state.demand, [owner]: { count, untilMs, ...short } };
+      }
+    }
+  }
+  const spread = saved.spread as Record<string, unknown> | undefined;
+  const spreadReset = finite(spread?.resetAtMs);
+  const spreadFrom = finite(spread?.fromMs);
+  const spreadRemaining = finite(spread?.remaining);
+  if (spreadReset !== undefined && spreadFrom !== undefined && spreadRemaining !== undefined) {
+    state.spread = { resetAtMs: spreadReset, fromMs: spreadFrom, remaining: spreadRemaining };
+  }
+  const shortSeenAtMs = finite(saved.shortSeenAtMs);
+  if (shortSeenAtMs !== undefined) state.shortSeenAtMs = shortSeenAtMs;
   const ended = finite(saved.ended);
   if (ended !== undefined) state.ended = ended;
   if (saved.unlimited === true) state.unlimited = true;

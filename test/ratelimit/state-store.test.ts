@@ -99,3 +99,32 @@ describe('the state file, shared by real processes', () => {
     );
   }, 60_000);
 });
+
+describe('the state file, read back', () => {
+  it("keeps what processes said they have to send, the window's line and the last short process, and drops what is malformed", () => {
+    const dir = tempConfigDir();
+    const store = fileStore(dir, 'sharing');
+    const resetAtMs = Date.now() + 60_000;
+    store.update(() => ({
+      state: {
+        consecutive429s: 0,
+        quota: { limit: 40, remaining: 30, resetAtMs },
+        demand: {
+          'pid.a': { count: 27, untilMs: resetAtMs },
+          'pid.b': { count: 1, untilMs: resetAtMs, short: true },
+          'pid.c': { count: 'many', untilMs: resetAtMs } as never,
+        },
+        spread: { resetAtMs, fromMs: resetAtMs - 5_000, remaining: 38 },
+        shortSeenAtMs: resetAtMs - 4_000,
+      },
+      result: undefined,
+    }));
+    const state = fileStore(dir, 'sharing').read();
+    expect(state.demand).toEqual({
+      'pid.a': { count: 27, untilMs: resetAtMs },
+      'pid.b': { count: 1, untilMs: resetAtMs, short: true },
+    });
+    expect(state.spread).toEqual({ resetAtMs, fromMs: resetAtMs - 5_000, remaining: 38 });
+    expect(state.shortSeenAtMs).toBe(resetAtMs - 4_000);
+  });
+});

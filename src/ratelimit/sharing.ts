@@ -1,0 +1,129 @@
+// How processes on one key share a window whose budget is less than their work, as pure
+// functions of (state, now). Each process says in the shared state how many requests it still
+// has to send. When that demand is more than the budget left, the work needs the next window
+// whatever is done, so a bulk sender (more than one request to send) spreads its sends until
+// shortly before Reset rather than taking the whole budget at once: a short process (one
+// request, such as `pets list` in a loop) that arrives mid-window still finds budget, and the
+// window's budget is still all spent by its end. A short process never waits while budget is
+// left. When the work fits the budget, or no short process is on the key, nothing is spread:
+// on a sliding window or a token bucket, spreading would only delay the slots that free later.
+
+import type { ServerWindow } from './rate-headers.js';
+
+/** What one process still has to send on the key, and when its word lapses (a crash). */
+export interface Demand {
+  count: number;
+  untilMs: number;
+  /** The process sends one request in all (a `pets list`), not the last of many. */
+  short?: boolean;
+}
+
+/** The line a window's bulk sends follow: from `remaining` left at `fromMs` to none near Reset. */
+export interface Spread {
+  resetAtMs: number;
+  fromMs: number;
+  remaining: number;
+}
+
+export interface SharingState {
+  quota?: ServerWindow;
+  /** Requests each process still has to send, by the process's claim prefix. */
+  demand?: Record<string, Demand>;
+  spread?: Spread;
+  /** When a short process last sent: one of a loop comes again soon. */
+  shortSeenAtMs?: number;
+}
+
+/** How long a short process that sent counts as still on the key: a loop's next start-up. */
+export const SHORT_RECENT_MS = 1_000;
+
+/**
+ * The spreading ends this far before the known Reset: headers tell Reset to the whole second,
+ * so the window may end up to a second before it, and the last sends must reach the server in
+ * their window; and a share of the window is left for the last answers to come back.
+ */
+export const RESET_UNCERTAINTY_MS = 1_000;
+export const SPREAD_END_SHARE = 0.1;
+
+/** Drops what has lapsed: a word past its time, a spread or a sighting of an ended window. */
+export function liveSharing<S extends SharingState>(state: S, nowMs: number): S {
+  const next = { ...state };
+  const entries = Object.entries(state.demand ?? {});
+  const kept = entries.filter(([, demand]) => demand.untilMs > nowMs && demand.count > 0);
+  if (kept.length > 0) next.demand = Object.fromEntries(kept);
+  else delete next.demand;
+  // A Reset that moved (a new window, or one read more closely) starts a new line.
+  if (next.spread && next.spread.resetAtMs !== next.quota?.resetAtMs) delete next.spread;
+  if (next.shortSeenAtMs !== undefined && nowMs - next.shortSeenAtMs >= SHORT_RECENT_MS) {
+    delete next.shortSeenAtMs;
+  }
+  return next;
+}
+
+/**
+ * Records that `owner` still has `count` requests to send. The word is rewritten only when
+ * the count changes or half its time has passed, so that a process waiting on the same count
+ * does not rewrite the shared state at every look.
+ */
+export function sayDemand<S extends SharingState>(
+  state: S,
+  owner: string,
+  said: { count: number; short?: boolean },
+  nowMs: number,
+  untilMs: number,
+): S {
+  const known = state.demand?.[owner];
+  if (
+    known &&
+    known.count === said.count &&
+    known.short === said.short &&
+    known.untilMs - nowMs > (untilMs - nowMs) / 2
+  ) {
+    return state;
+  }
+  const demand = { ...state.demand };
+  if (said.count > 0) {
+    demand[owner] = { count: said.count, untilMs, ...(said.short && { short: true }) };
+  } else {
+    delete demand[owner];
+  }
+  const next: S = { ...state, demand };
+  if (Object.keys(demand).length === 0) delete next.demand;
+  return next;
+}
+
+/** Takes back what `owner` said, as when its process is found dead. */
+export function forgetDemand<S extends SharingState>(state: S, owner: string): S {
+  return state.demand?.[owner] ? sayDemand(state, owner, { count: 0 }, 0, 0) : state;
+}
+
+/** The moment a bulk request of `state` may go, or undefined if it may go now. */
+export function bulkMayGoAt<S extends SharingState>(
+  state: S,
+  nowMs: number,
+): { state: S; untilMs?: number } {
+  const quota = state.quota;
+  if (!quota || quota.remaining <= 0) return { state };
+  const said = Object.values(state.demand ?? {});
+  const total = said.reduce((sum, demand) => sum + demand.count, 0);
+  const shortOnKey = said.some((demand) => demand.short) || state.shortSeenAtMs !== undefined;
+  if (total <= quota.remaining || !shortOnKey) return { state };
+  const spread = state.spread ?? {
+    resetAtMs: quota.resetAtMs,
+    fromMs: nowMs,
+    remaining: quota.remaining,
+  };
+  const anchored = state.spread ? state : { ...state, spread };
+  const endMs =
+    spread.resetAtMs - RESET_UNCERTAINTY_MS - SPREAD_END_SHARE * (spread.resetAtMs - spread.fromMs);
+  if (endMs <= spread.fromMs || spread.remaining <= 0) return { state: anchored };
+  // The line keeps `remaining × (end − t) / (end − from)` back at t: a bulk request goes
+  // once what would be left after it is no less than that.
+  const goAt = endMs - ((quota.remaining - 1) * (endMs - spread.fromMs)) / spread.remaining;
+  return nowMs >= goAt ? { state: anchored } : { state: anchored, untilMs: Math.ceil(goAt) };
+}
+
+/** A short process sends now: remember it a while. */
+export function sawShort<S extends SharingState>(state: S, nowMs: number): S {
+  return { ...state, shortSeenAtMs: nowMs };
+}
