@@ -277,6 +277,13 @@ export interface RunOptions {
   style: HeaderStyle;
   skewMs: number;
   maxWaitMs?: number;
+  /**
+   * Each process has its own share of the requests and tells its gate how many it has left,
+   * as a batch does; without it, every worker takes from one count shared by all.
+   */
+  ownShares?: boolean;
+  /** A loop of one-request processes, one after another, each starting up for a while first. */
+  loop?: { lists: number; startUpMs: number };
 }
 
 export interface RunReport {
@@ -291,9 +298,12 @@ export interface RunReport {
   sendsIntoKnownBlock: number;
   errors: string[];
   maxLatencyMs: number;
+  /** When the loop's last process ended, and the least time the loop needs with no limit. */
+  loopDoneMs?: number;
+  loopLeastMs?: number;
 }
 
-const START = Date.parse('2026-11-23T10:00:07.300Z');
+export const START = Date.parse('2026-11-23T10:00:07.300Z');
 const MAX_ONE_WAY_MS = 25;
 
 export async function simulate(options: RunOptions): Promise<RunReport> {
@@ -325,10 +335,16 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
     });
   };
 
-  let next = 0;
-  const workers: Array<Promise<void>> = [];
-  for (let p = 0; p < options.processes; p++) {
-    const gate = new RateGate({
+  const request = async (gate: RateGate, url = 'http://sim/v1/pets') => {
+    try {
+      const response = await gate.send({ method: 'GET', url, headers: {} });
+      if (response.status !== 200) errors.push(`status ${response.status}`);
+    } catch (error) {
+      errors.push((error as Error).message);
+    }
+  };
+  const newGate = () =>
+    new RateGate({
       send,
       clock,
       random,
@@ -336,10 +352,25 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
       store,
       claimMs: 35_000,
     });
+
+  let next = 0;
+  const workers: Array<Promise<void>> = [];
+  for (let p = 0; p < options.processes; p++) {
+    const gate = newGate();
+    let left =
+      Math.ceil((options.requests * (p + 1)) / options.processes) -
+      Math.ceil((options.requests * p) / options.processes);
     for (let w = 0; w < options.workersPerProcess; w++) {
       workers.push(
         (async () => {
           for (;;) {
+            if (options.ownShares) {
+              if (left <= 0) return;
+              left--;
+              gate.expect(left);
+              await request(gate);
+              continue;
+            }
             if (next >= options.requests) return;
             next++;
             try {
@@ -357,6 +388,20 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
       );
     }
   }
+  let loopDoneMs: number | undefined;
+  const loop = options.loop;
+  if (loop) {
+    workers.push(
+      (async () => {
+        // Its first process starts with the others; each next one starts up after it ends.
+        for (let i = 0; i < loop.lists; i++) {
+          if (i > 0) await clock.sleep(loop.startUpMs);
+          await request(newGate(), 'http://sim/v1/list');
+        }
+        loopDoneMs = clock.now() - START;
+      })(),
+    );
+  }
   const finished = await clock.run(200_000);
   await Promise.race([Promise.all(workers), new Promise((r) => setImmediate(r))]);
 
@@ -369,7 +414,8 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
   // client's may: the first window may end a few ms after the run starts.
   let t = START + options.skewMs + MAX_ONE_WAY_MS;
   let leastWaits = 0;
-  for (let i = 0; i < options.requests; i++) {
+  const total = options.requests + (loop?.lists ?? 0);
+  for (let i = 0; i < total; i++) {
     const allowed = oracle.nextAllowed(t);
     if (allowed > t) {
       leastWaits++;
@@ -379,6 +425,9 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
           : t + Math.ceil((allowed - t) / 1000) * 1000) + 1;
     }
     oracle.count(t);
+    // With a loop, the first request learns the window and the others follow its answer, as
+    // the rules say, a round trip later: a first window that ends sooner is not the oracle's.
+    if (loop && i === 0) t += 2 * MAX_ONE_WAY_MS;
   }
   return {
     finished,
@@ -389,5 +438,9 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
     sendsIntoKnownBlock,
     errors,
     maxLatencyMs,
+    ...(loop && {
+      loopDoneMs,
+      loopLeastMs: loop.lists * (loop.startUpMs + 2),
+    }),
   };
 }
