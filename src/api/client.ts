@@ -27,6 +27,11 @@ export interface PetsApiOptions {
   now: () => number;
   /** What the rate gate knows of this key, when there is a gate. */
   rateLimitState?: () => GateState;
+  /**
+   * Tells the rate gate how many more requests are to come (a batch's records ahead); false
+   * when it has no use for the count (the server states no limit).
+   */
+  expectRequests?: (count: number) => boolean;
 }
 
 /** How a call can be stopped: `signal` cancels it outright; `stopSending` only keeps it from
@@ -60,6 +65,14 @@ export class PetsApi {
   /** The key's last known quota and cooldown, as the rate gate holds them. */
   rateLimitState(): GateState | undefined {
     return this.options.rateLimitState?.();
+  }
+
+  /**
+   * `count` more calls are to come after those under way: the rate gate shares the key by it.
+   * False when nothing needs to know.
+   */
+  expectRequests(count: number): boolean {
+    return this.options.expectRequests?.(count) ?? false;
   }
 
   async listPets(query: ListQuery, options: CallOptions = {}): Promise<Pet[]> {

@@ -152,6 +152,7 @@ export function createDeps({
         userAgent: userAgent(),
         now: clock.now,
         rateLimitState: () => shared.snapshot,
+        expectRequests: (count) => shared.expect(count),
       });
     },
     async close() {

@@ -5,6 +5,7 @@ import type { Journal } from '../batch/journal.js';
 import { planRecord } from '../batch/plan.js';
 import { OccurrenceCounter } from '../batch/record-index.js';
 import { recordHash } from '../batch/record-hash.js';
+import { readAhead } from '../batch/read-ahead.js';
 import { runBatch, type WorkResult } from '../batch/run-batch.js';
 import {
   AuthError,
@@ -55,6 +56,10 @@ export interface AddBatchDeps {
   report(result: RecordResult): void;
 }
 
+// Records read ahead of the workers: how many creates are still to come is known that far,
+// and the rate gate lets short processes on the key have their share of a window by it.
+const READ_AHEAD = 64;
+
 // The server failing this many creates in a row is down, not picky: stop instead of
 // piling up records whose fate is unknown.
 const MAX_UNKNOWN_IN_A_ROW = 3;
@@ -79,15 +84,35 @@ export async function addBatch(
   let unknownInARow = 0;
   const { journal } = options;
   // A record is named by its content's hash and its occurrence among identical records, so
-  // the names must be given in input order: runBatch calls `work` in that order. Naming here
-  // rather than in an async generator around the records keeps a layer of promises per
-  // record out of the pipeline; that layer let V8's young generation grow with the input.
+  // the names must be given in input order: the read-ahead meets each record once, in that
+  // order, before any worker takes it. Naming there rather than in an async generator around
+  // the records keeps a layer of promises per record out of the pipeline; that layer let V8's
+  // young generation grow with the input.
   // The counter has room up front for the records the journal knows, as an input is mostly
   // those: growing leaves its old arrays behind until a full collection.
   const seen = new OccurrenceCounter(journal.records);
   const nameOf = (pet: NewPet): string => {
     const hash = recordHash(pet);
     return `${hash}.${seen.next(hash)}`;
+  };
+  // The names of the records read ahead, in input order, which is also the order `work`
+  // takes them in: at most the read-ahead's size, so a queue rather than a map per record.
+  const names: string[] = [];
+  let nextName = 0;
+  /** Names a record as the read-ahead meets it; whether it is a create still to send. */
+  const toSend = (record: InputRecord): boolean => {
+    if (!record.pet) return false;
+    const key = nameOf(record.pet);
+    names.push(key);
+    return planRecord(journal.previous(key), options.retryUnknown) === 'send';
+  };
+  const takeName = (): string => {
+    const key = names[nextName++]!;
+    if (nextName > READ_AHEAD) {
+      names.splice(0, nextName);
+      nextName = 0;
+    }
+    return key;
   };
 
   const send = async (
@@ -180,7 +205,7 @@ export async function addBatch(
         },
       };
     }
-    const key = nameOf(pet);
+    const key = takeName();
     const previous = journal.previous(key);
     switch (planRecord(previous, options.retryUnknown)) {
       case 'send':
@@ -220,7 +245,9 @@ export async function addBatch(
   };
 
   const end = await runBatch({
-    items: options.records,
+    items: readAhead(options.records, READ_AHEAD, toSend, (count) =>
+      deps.api.expectRequests(count),
+    ),
     concurrency: options.concurrency,
     work,
     emit: (_record, result) => {

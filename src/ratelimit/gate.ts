@@ -72,6 +72,8 @@ export class RateGate {
   /** Requests asking the gate now, and those the caller has said will follow them. */
   private asking = 0;
   private backlog = 0;
+  /** The last answer this process had stated no limit. */
+  private unlimited = false;
   /** Requests this process has sent: what a message may say was sent. */
   private sent = 0;
   private waitedMs = 0;
@@ -93,9 +95,11 @@ export class RateGate {
   /**
    * The caller has `count` more requests to send after those already under way (a batch's
    * records not yet started): a process with many to send shares a window with short ones.
+   * False once the server has said it states no limit: there is no window to share.
    */
-  expect(count: number): void {
+  expect(count: number): boolean {
     this.backlog = Math.max(0, Math.floor(count));
+    return !this.unlimited;
   }
 
   /** Requests sent so far by this process. */
@@ -297,6 +301,7 @@ export class RateGate {
       const answer = { status: response.status, ...heard, code };
       return observeAnswer(current, id, now, answer, this.options.random);
     });
+    this.unlimited = state.unlimited === true;
     if (limited) {
       const until = state.cooldownUntilMs ?? now;
       this.trace(
