@@ -5,8 +5,9 @@
 // shortly before Reset rather than taking the whole budget at once: a short process (one
 // request, such as `pets list` in a loop) that arrives mid-window still finds budget, and the
 // window's budget is still all spent by its end. A short process never waits while budget is
-// left. When the work fits the budget, or no short process is on the key, nothing is spread:
-// on a sliding window or a token bucket, spreading would only delay the slots that free later.
+// left. When the work fits the budget, or no short process is on the key, nothing is spread.
+// On a sliding window, slots free one window after they were used, so a spread window frees
+// its slots spread too: there, the short process's share can make the batch end later.
 
 import type { ServerWindow } from './rate-headers.js';
 
