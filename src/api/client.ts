@@ -1,5 +1,11 @@
-import { AuthError, NotFoundError, PetsError, RequestFailedError, ServerError } from '../errors.js';
-import { redact } from '../redact.js';
+import {
+  AuthError,
+  NotFoundError,
+  PetsError,
+  RequestFailedError,
+  ServerError,
+} from '../core/errors.js';
+import { redact } from '../core/redact.js';
 import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
 import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
 import type { GateState } from '../ratelimit/policy.js';

@@ -1,4 +1,4 @@
-import { InterruptedError, NetworkError, PetsError, ServerError } from '../errors.js';
+import { InterruptedError, NetworkError, PetsError, ServerError } from '../core/errors.js';
 import type { NewPet } from './contract.js';
 
 /**

@@ -10,7 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { toInt64 } from '../api/contract.js';
-import { JournalError, UsageError, type ErrorJson } from '../errors.js';
+import { JournalError, UsageError, type ErrorJson } from '../core/errors.js';
 import { parseJson, stringifyJson } from '../json/int64-json.js';
 import { scanEntry } from './journal-entry.js';
 import { countLinesStarting, forEachLine } from './journal-lines.js';

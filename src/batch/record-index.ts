@@ -1,4 +1,4 @@
-import type { ErrorJson } from '../errors.js';
+import type { ErrorJson } from '../core/errors.js';
 
 /** What earlier runs left of one record. An intent with no outcome is `unknown`. */
 export type PreviousRecord =

@@ -4,8 +4,8 @@
 //
 // The layout, in as few files as the commands allow (each file costs a read, a cache lookup
 // and a compile or a cache load):
-//   dist/cli/main.js       main, and what readies V8 (flags, compile cache): --version stops here
-//   dist/cli/cli-stack.js  all of pets's own code, with commander and chalk
+//   dist/runtime/main.js   main, and what readies V8 (flags, compile cache): --version stops here
+//   dist/runtime/cli-stack.js  all of pets's own code, with commander and chalk
 //   dist/vendor/*.js       large dependencies that only some commands use (undici, with its
 //                          parsers as .wasm files, conf, cli-table3), each loaded on first use
 //   dist/sandbox/index.js  the sandbox alone, for the benchmarks
@@ -152,8 +152,8 @@ async function bundle(entry, outfile, external = new Map(), define = {}) {
 }
 
 rmSync(outdir, { recursive: true, force: true });
-const main = join(outdir, 'cli/main.js');
-const cliStack = join(outdir, 'cli/cli-stack.js');
+const main = join(outdir, 'runtime/main.js');
+const cliStack = join(outdir, 'runtime/cli-stack.js');
 const vendorFiles = new Map();
 for (const vendor of vendors) {
   const file = join(outdir, `vendor/${vendor.name}.js`);
@@ -165,9 +165,9 @@ for (const vendor of vendors) {
   if (own.length > 0) throw new Error(`${vendor.name} would copy ${own.join(', ')}`);
 }
 
-const stackInputs = await bundle('src/cli/cli-stack.ts', cliStack, vendorFiles);
+const stackInputs = await bundle('src/runtime/cli-stack.ts', cliStack, vendorFiles);
 // What main.js may load, each with a hash of its content: the compile cache names its entries
-// by it (src/cli/compile-cache.ts), since V8 takes cached code for any source of one length.
+// by it (src/runtime/compile-cache.ts), since V8 takes cached code for any source of one length.
 const fileHashes = Object.fromEntries(
   [cliStack, ...vendorFiles.values()].map((file) => [
     basename(file),
@@ -177,17 +177,17 @@ const fileHashes = Object.fromEntries(
 if (Object.keys(fileHashes).length !== vendorFiles.size + 1)
   throw new Error('two files share a name');
 const mainInputs = await bundle(
-  'src/cli/main.ts',
+  'src/runtime/main.ts',
   main,
-  new Map([[join(root, 'src/cli/cli-stack.ts'), cliStack]]),
+  new Map([[join(root, 'src/runtime/cli-stack.ts'), cliStack]]),
   { __PETS_FILE_HASHES__: JSON.stringify(fileHashes) },
 );
 // main.js may share only stateless helpers with cli-stack.js, for the same reason.
 const shared = new Set([
-  'src/version.ts',
+  'src/core/version.ts',
   'src/config/paths.ts',
   'src/http/parser-flags.ts',
-  'src/cli/fd-output.ts',
+  'src/runtime/fd-output.ts',
 ]);
 const copied = mainInputs.filter(
   (input) => input.startsWith('src/') && stackInputs.includes(input) && !shared.has(input),

@@ -2,7 +2,7 @@ import type { Argument, Command, Option } from 'commander';
 import { PET_STATUSES } from '../api/contract.js';
 import type { InputFormat } from '../batch/input/format.js';
 import { PLANS } from '../sandbox/plans.js';
-import { HELP_TOPICS } from '../cli/help-topics.js';
+import { HELP_TOPICS } from '../cmd/help/help.js';
 
 // Shell completion is worked out here, from the commander definitions, so there is one
 // completion logic for bash, zsh and fish: the scripts (scripts.ts) only hand the words to

@@ -1,5 +1,5 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 
 const LOCK_WAIT_MS = 5_000;
 const LOCK_STALE_MS = 30_000;

@@ -1,4 +1,4 @@
-import { sha256Hex } from '../ratelimit/sha256.js';
+import { sha256Hex } from '../core/sha256.js';
 
 /**
  * Names a key without holding it: a SHA-256 prefix tells keys apart and says nothing usable

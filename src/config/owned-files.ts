@@ -7,7 +7,7 @@ import {
   statSync,
   type Stats,
 } from 'node:fs';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../core/errors.js';
 
 // The config holds keys and the addresses they are sent to. A folder or file that another
 // user owns, or can write, may have been planted: its base URL would take the key elsewhere,

@@ -1,5 +1,5 @@
 import type { ApiTarget } from '../api/client.js';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, UsageError } from '../core/errors.js';
 import { checkBaseUrl } from './base-url.js';
 import { keyProblem } from './key-check.js';
 import type { Env } from './paths.js';

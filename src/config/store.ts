@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Conf } from './conf.js';
-import { ConfigFileError, UsageError } from '../errors.js';
+import { ConfigFileError, UsageError } from '../core/errors.js';
 import { checkConfigFolder, readOwnedFile } from './owned-files.js';
 
 export interface Profile {

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { Agent, request } from './undici.js';
-import { InterruptedError, NetworkError, ServerError } from '../errors.js';
+import { InterruptedError, NetworkError, ServerError } from '../core/errors.js';
 import type { HttpRequest, HttpResponse, HttpSender } from './types.js';
 
 export interface TransportOptions {

@@ -1,5 +1,5 @@
 import type { Pet } from '../api/contract.js';
-import type { ErrorJson } from '../errors.js';
+import type { ErrorJson } from '../core/errors.js';
 import { stringifyJson } from '../json/int64-json.js';
 
 // Apart from render.ts so that --json output does not load cli-table3.

@@ -1,7 +1,7 @@
-import { followAbort } from '../abort.js';
+import { followAbort } from '../core/abort.js';
 import { readErrorBody } from '../api/validate.js';
-import { clockTime, formatDuration, type Clock } from '../clock.js';
-import { InterruptedError, NetworkError, RateLimitError } from '../errors.js';
+import { clockTime, formatDuration, type Clock } from '../core/clock.js';
+import { InterruptedError, NetworkError, RateLimitError } from '../core/errors.js';
 import { parseJson } from '../json/int64-json.js';
 import type { HttpRequest, HttpResponse, HttpSender } from '../http/types.js';
 import {

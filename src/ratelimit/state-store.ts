@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { EMPTY_STATE, type GateState } from './policy.js';
-import { sha256Hex } from './sha256.js';
+import { sha256Hex } from '../core/sha256.js';
 
 /**
  * Where the gate keeps a key's state. `update` is atomic: every pets process using the key

@@ -7,7 +7,7 @@ import {
   RateLimitError,
   RequestFailedError,
   ServerError,
-} from '../../src/errors.js';
+} from '../../src/core/errors.js';
 import { createTransport, type Transport } from '../../src/http/transport.js';
 import { RateGate } from '../../src/ratelimit/gate.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';

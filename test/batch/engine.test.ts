@@ -6,7 +6,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,8 +16,8 @@ import { countLinesStarting, forEachLine } from '../../src/batch/journal-lines.j
 import { planRecord } from '../../src/batch/plan.js';
 import { recordHash } from '../../src/batch/record-hash.js';
 import { runBatch } from '../../src/batch/run-batch.js';
-import { ProgressLine, renderProgress } from '../../src/cli/progress.js';
-import { defaultConcurrency } from '../../src/cli/batch-concurrency.js';
+import { ProgressLine, renderProgress } from '../../src/terminal/progress.js';
+import { defaultConcurrency } from '../../src/batch/concurrency.js';
 import { tempDir } from '../helpers/config-dir.js';
 
 async function* numbers(count: number) {

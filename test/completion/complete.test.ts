@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildProgram } from '../../src/cli/program.js';
-import { createDeps } from '../../src/cli/wiring.js';
+import { buildProgram } from '../../src/cmd/root.js';
+import { createDeps } from '../../src/runtime/wiring.js';
 import { complete, formatCandidates } from '../../src/completion/complete.js';
 import { captureIo } from '../helpers/io.js';
 

@@ -19,7 +19,7 @@ let work: string;
 let env: Record<string, string>;
 
 beforeAll(() => {
-  if (!existsSync(join(REPO, 'dist', 'cli', 'main.js'))) {
+  if (!existsSync(join(REPO, 'dist', 'runtime', 'main.js'))) {
     throw new Error('bin/pets.js needs a build first: npm run build');
   }
   root = tempDir('pets-completion-');

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openConfigStore } from '../../src/config/store.js';
-import { ConfigFileError } from '../../src/errors.js';
+import { ConfigFileError } from '../../src/core/errors.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 
 describe('config store', () => {

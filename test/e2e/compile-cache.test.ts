@@ -23,7 +23,7 @@ function cacheEnv() {
   return { dir, env: { XDG_CACHE_HOME: cacheHome, PETS_CONFIG_DIR: tempConfigDir() } };
 }
 
-const CLI_STACK = join(BIN, '../../dist/cli/cli-stack.js');
+const CLI_STACK = join(BIN, '../../dist/runtime/cli-stack.js');
 const isRoot = process.getuid?.() === 0;
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 
 export interface FakeClock extends Clock {
   /** Every sleep asked for, in order. */

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Io } from '../../src/cli/deps.js';
+import type { Io } from '../../src/cmd/deps.js';
 
 export interface CapturedIo extends Io {
   out(): string;

@@ -1,6 +1,6 @@
-import type { Clock } from '../../src/clock.js';
-import { main } from '../../src/cli/main.js';
-import { createDeps } from '../../src/cli/wiring.js';
+import type { Clock } from '../../src/core/clock.js';
+import { main } from '../../src/runtime/main.js';
+import { createDeps } from '../../src/runtime/wiring.js';
 import { captureIo, type IoOptions } from './io.js';
 
 export interface RunResult {

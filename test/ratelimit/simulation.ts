@@ -4,7 +4,7 @@
 // ban a key that sends while it is blocked. Everything runs on one scheduler, so a seed
 // replays exactly.
 
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '../../src/core/clock.js';
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { RateGate } from '../../src/ratelimit/gate.js';
 import { memoryStore } from '../../src/ratelimit/state-store.js';

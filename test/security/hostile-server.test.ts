@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
-import { createDeps } from '../../src/cli/wiring.js';
+import { main } from '../../src/runtime/main.js';
+import { createDeps } from '../../src/runtime/wiring.js';
 import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { captureIo } from '../helpers/io.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { CsvRowParser, type CsvRow } from './csv-rows.js';
 import { toNewPet } from './new-pet.js';
 import type { InputRecord } from './record.js';

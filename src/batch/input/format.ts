@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 
 export type InputFormat = 'ndjson' | 'json' | 'csv';
 

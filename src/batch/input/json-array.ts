@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../../json/int64-json.js';
 import { recordFromJson } from './json-record.js';
 import { MAX_JSON_BYTES } from './limits.js';

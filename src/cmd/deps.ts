@@ -1,0 +1,47 @@
+import type { PetsApi, ApiTarget } from '../api/client.js';
+import type { Env } from '../config/paths.js';
+import type { Clock } from '../core/clock.js';
+import type { ConfigStore } from '../config/store.js';
+import type { Waiter } from '../ratelimit/gate.js';
+
+export type { Clock };
+
+export interface Output {
+  write(text: string): unknown;
+}
+
+export interface Io {
+  stdout: Output;
+  stderr: Output;
+  stdin: NodeJS.ReadableStream;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** The terminal's width when stdout is one; tables fit it. */
+  readonly stdoutColumns?: number;
+}
+
+export interface HttpSettings {
+  timeoutMs: number;
+  /** The most a command may wait on rate limits before exit 5 (--max-wait). */
+  maxWaitMs: number;
+  /** How waits are spent: a countdown on a terminal. */
+  wait?: Waiter;
+  /** Receives one line per request attempt (--debug). */
+  trace?: (line: string) => void;
+}
+
+/** Everything a command reaches outside itself. Built once per run in createDeps; tests build their own. */
+export interface Deps {
+  io: Io;
+  env: Env;
+  clock: Clock;
+  /** Aborts on Ctrl-C. */
+  signal: AbortSignal;
+  /** Opened on first use: conf costs start-up time that --help and --version should not pay. */
+  config(): Promise<ConfigStore>;
+  /** Opened on first use, for the same reason (undici). */
+  api(target: ApiTarget, settings: HttpSettings): Promise<PetsApi>;
+  /** Saves what must outlive the run (rate-limit state) and releases sockets. */
+  close(): Promise<void>;
+}

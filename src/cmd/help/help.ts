@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import { examples, type SessionSource } from '../root.js';
+import { closest } from '../shared/suggest.js';
+
+const TOPICS: Record<string, string> = {
+  'exit-codes': `Exit codes
+
+  0    success
+  1    failure not listed below, such as a 400 from the server, or a batch in which
+       some records failed
+  2    usage error: bad flag or value, missing profile setup, unreadable config;
+       nothing was sent
+  3    not found (404); for several ids, when any was missing
+  4    authentication: no key, or the server answered 401
+  5    rate limited: the wait needed is longer than --max-wait, the daily quota is
+       used up, or the key is banned; the message says when to retry
+  6    network: no response, connection refused or reset, timeout; for a create,
+       the message says whether the pet may have been created
+  7    the server answered 5xx, or an answer that breaks the contract (bad JSON,
+       wrong shape, over 8 MiB)
+  130  interrupted (Ctrl-C); a batch first saves its journal
+`,
+  environment: `Environment
+
+  PETS_API_KEY                    API key; overrides the profile's (for CI)
+  PETS_BASE_URL                   base address ending in /v1; overrides the profile's
+  PETS_PROFILE                    profile to use (--profile wins over it)
+  PETS_CONFIG_DIR                 config folder (default $XDG_CONFIG_HOME/pets, else
+                                  ~/.config/pets)
+  PETS_NO_DEPRECATION_WARNING=1   no deprecation notice from pets get
+  NO_COLOR, FORCE_COLOR=0, TERM=dumb
+                                  no colour
+  XDG_CACHE_HOME                  compiled-code cache in $XDG_CACHE_HOME/pets, else
+                                  ~/.cache/pets
+  NODE_DISABLE_COMPILE_CACHE=1    no compiled-code cache (start-up is slower)
+
+Precedence: flag > environment > config file.
+`,
+};
+
+/** The topics of `pets help` that are not commands. */
+export const HELP_TOPICS: readonly string[] = Object.keys(TOPICS);
+
+/**
+ * Replaces commander's help command so that, besides `pets help <command>`, there are
+ * topics that belong to no command: exit codes and environment variables.
+ */
+export function registerHelpCommand(program: Command, session: SessionSource): void {
+  program.helpCommand(false);
+  program
+    .command('help')
+    .description('help on a command, or a topic: exit-codes, environment')
+    .addHelpText(
+      'before',
+      examples('pets help list', 'pets help exit-codes', 'pets help environment'),
+    )
+    .argument('[topic...]', 'a command (e.g. "profile set") or a topic')
+    .action((words: string[]) => {
+      const run = session();
+      const topic = TOPICS[words.join(' ')];
+      if (topic !== undefined) {
+        run.print(topic);
+        return;
+      }
+      let command = program;
+      for (const [index, word] of words.entries()) {
+        const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
+        if (!next) {
+          const names = [...command.commands.map((c) => c.name()), ...HELP_TOPICS];
+          const meant = closest(word, names);
+          throw new UsageError(
+            `there is no help for "${words.join(' ')}"` +
+              (meant ? ` (Did you mean pets help ${words.with(index, meant).join(' ')}?)` : ''),
+            {
+              hint: `Topics: ${HELP_TOPICS.join(', ')}; or a command, as in \`pets help list\`.`,
+            },
+          );
+        }
+        command = next;
+      }
+      command.outputHelp();
+    });
+}

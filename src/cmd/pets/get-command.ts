@@ -1,0 +1,116 @@
+import type { Command } from 'commander';
+import type { DeprecationHeaders } from '../../api/client.js';
+import { GET_PET_REMOVAL_DATE, type Pet } from '../../api/contract.js';
+import type { GetOutcome, IdInput } from './get-many.js';
+import { UsageError } from '../../core/errors.js';
+import { escapeForTerminal } from '../../output/terminal-text.js';
+import { parseId } from '../shared/arguments.js';
+import { defaultConcurrency } from '../../batch/concurrency.js';
+import { deprecationNotice } from '../../terminal/deprecation-notice.js';
+import { examples, type SessionSource } from '../root.js';
+import { readIds } from './read-ids.js';
+import type { Session } from '../shared/session.js';
+
+export function registerGetCommand(program: Command, session: SessionSource): void {
+  program
+    .command('get')
+    .description(`show pets by id (deprecated API operation, removed ${GET_PET_REMOVAL_DATE})`)
+    .argument('<petId...>', 'one or more ids, or - to read one id per line from stdin')
+    .addHelpText(
+      'before',
+      examples(
+        'pets get 42',
+        'pets get 42 43 44 --json',
+        "pets list --json | jq '.[].id' | pets get - --json",
+      ),
+    )
+    .action(async (args: string[]) => {
+      const run = session();
+      const fromStdin = args.length === 1 && args[0] === '-';
+      const ids = fromStdin ? [] : parseIdArguments(args);
+      await run.environmentLine(await run.target());
+      let deprecation: DeprecationHeaders = {};
+      try {
+        if (ids.length === 1 && ids[0] !== undefined) {
+          deprecation = await getOne(run, ids[0]);
+        } else {
+          const inputs = fromStdin ? readIds(run.deps.io.stdin) : listed(ids);
+          deprecation = await getMany(run, inputs);
+        }
+      } finally {
+        await warnDeprecated(run, deprecation);
+      }
+    });
+}
+
+function parseIdArguments(args: string[]): bigint[] {
+  return args.map((arg) => {
+    try {
+      return parseId(arg);
+    } catch (error) {
+      throw new UsageError(`petId "${arg}" is invalid. ${(error as Error).message}`);
+    }
+  });
+}
+
+async function* listed(ids: bigint[]): AsyncIterable<IdInput> {
+  for (const [index, id] of ids.entries()) yield { line: index + 1, id };
+}
+
+/** One id: the pet itself, or the 404 as the command's error. */
+async function getOne(run: Session, id: bigint): Promise<DeprecationHeaders> {
+  const api = await run.api();
+  const { pet, deprecation } = await api.getPet(id, { signal: run.deps.signal });
+  await run.printPet(pet);
+  return deprecation;
+}
+
+/** Several ids: NDJSON as they come with --json, else a table once all are in. */
+async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<DeprecationHeaders> {
+  const [{ getPets }, { renderBatchLine }, api] = await Promise.all([
+    import('./get-many.js'),
+    import('../../output/render-json.js'),
+    run.api(),
+  ]);
+  const pets: Pet[] = [];
+  const { red } = await run.stderrColors();
+  const report = (outcome: GetOutcome) => {
+    if (run.mode === 'json') {
+      run.print(renderBatchLine(outcome));
+    } else if ('pet' in outcome) {
+      pets.push(outcome.pet);
+    } else if (outcome.error.code !== 'not_sent') {
+      run.deps.io.stderr.write(`${red('error:')} ${escapeForTerminal(outcome.error.message)}\n`);
+    }
+  };
+  const result = await getPets(
+    inputs,
+    { concurrency: defaultConcurrency(api.rateLimitState()) },
+    { api, signal: run.deps.signal, report },
+  );
+  if (run.mode !== 'json') await run.printPets(pets);
+  if (result.stoppedBy) throw result.stoppedBy;
+  // An id that is not one is a bad value, as it is on the command line: exit 2, which its
+  // JSON line says too.
+  if (result.invalid > 0) run.exitCode = 2;
+  else if (result.missing > 0) run.exitCode = 3;
+  return result.deprecation;
+}
+
+/** The notice that GET /pets/{petId} is deprecated; `caller` names what used it. */
+export async function warnDeprecated(
+  run: Session,
+  headers: DeprecationHeaders,
+  caller = '`pets get`',
+): Promise<void> {
+  if (run.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
+  // No replacement is named: `pets list --status` filters by status, it cannot fetch an id.
+  await run.warn(
+    deprecationNotice({
+      operation: 'GET /pets/{petId}',
+      caller,
+      headers,
+      announcedRemoval: GET_PET_REMOVAL_DATE,
+    }),
+  );
+}

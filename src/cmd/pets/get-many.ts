@@ -1,0 +1,88 @@
+import type { DeprecationHeaders, PetsApi } from '../../api/client.js';
+import type { Pet } from '../../api/contract.js';
+import { runBatch } from '../../batch/run-batch.js';
+import { NotFoundError, PetsError, errorJson, type ErrorJson } from '../../core/errors.js';
+
+/** One id to fetch, or why the input line is not one. */
+export interface IdInput {
+  line: number;
+  id?: bigint;
+  problem?: string;
+}
+
+/** What became of one requested id, in input order. */
+export type GetOutcome =
+  { line: number; id: bigint; pet: Pet } | { line: number; id?: bigint; error: ErrorJson };
+
+export interface GetResult {
+  found: number;
+  missing: number;
+  invalid: number;
+  /** Ids the run stopped before fetching. */
+  notSent: number;
+  /** The server's Deprecation/Sunset headers, from the first answer that carried them. */
+  deprecation: DeprecationHeaders;
+  /** Why the run ended before the input did (auth, rate limit, network). */
+  stoppedBy?: PetsError;
+}
+
+/**
+ * Fetches many pets, concurrently and paced by the rate gate. A missing pet or a bad id is
+ * an outcome of its own, so the others still come; any other failure ends the run, as it
+ * would fail every id.
+ */
+export async function getPets(
+  ids: AsyncIterable<IdInput>,
+  options: { concurrency: number },
+  deps: { api: PetsApi; signal?: AbortSignal; report(outcome: GetOutcome): void },
+): Promise<GetResult> {
+  const result: GetResult = { found: 0, missing: 0, invalid: 0, notSent: 0, deprecation: {} };
+  const end = await runBatch<IdInput, GetOutcome>({
+    items: ids,
+    concurrency: options.concurrency,
+    async work({ line, id, problem }) {
+      if (id === undefined) {
+        return {
+          result: {
+            line,
+            error: {
+              code: 'invalid_id',
+              message: `line ${line}: ${problem}`,
+              status: null,
+              exitCode: 2,
+            },
+          },
+        };
+      }
+      try {
+        const fetched = await deps.api.getPet(id, { signal: deps.signal });
+        if (Object.keys(result.deprecation).length === 0) result.deprecation = fetched.deprecation;
+        return { result: { line, id, pet: fetched.pet } };
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        return { result: { line, id, error: errorJson(error) } };
+      }
+    },
+    emit(_input, outcome) {
+      if ('pet' in outcome) result.found++;
+      else if (outcome.error.code === 'not_sent') result.notSent++;
+      else if (outcome.id === undefined) result.invalid++;
+      else result.missing++;
+      deps.report(outcome);
+    },
+    // Every id given gets its line, also those the run stopped before fetching.
+    notDone: ({ line, id }) => ({
+      line,
+      ...(id === undefined ? {} : { id }),
+      error: {
+        code: 'not_sent',
+        message: `line ${line}: not fetched: the run stopped first`,
+        status: null,
+        exitCode: 1,
+      },
+    }),
+    stop: deps.signal,
+  });
+  if (end.stoppedBy !== undefined && !(end.stoppedBy instanceof PetsError)) throw end.stoppedBy;
+  return end.stoppedBy ? { ...result, stoppedBy: end.stoppedBy } : result;
+}

@@ -1,0 +1,37 @@
+import { UsageError } from '../../core/errors.js';
+import type { Session } from './session.js';
+
+/**
+ * What touches a protected profile needs a person to type the profile's name, or --yes where
+ * nobody can be asked (no terminal on stdin, --no-input, or stdin busy with data).
+ */
+export async function confirmProtectedProfile(
+  run: Session,
+  ask: {
+    profile: string;
+    /** The question before "Type its name to go on". */
+    question: string;
+    /** What needs --yes, as in `a batch into it`. */
+    action: string;
+    /** What was left undone when refused, as in `nothing was sent`. */
+    nothingDone: string;
+    yes: boolean;
+    stdinBusy?: boolean;
+  },
+): Promise<void> {
+  if (ask.yes) return;
+  if (!run.canPrompt || ask.stdinBusy) {
+    throw new UsageError(`profile "${ask.profile}" is protected: ${ask.action} needs --yes here`, {
+      hint: `Nobody can be asked to confirm (no terminal on stdin, or --no-input); ${ask.nothingDone}.`,
+    });
+  }
+  const { promptLine } = await import('../../terminal/prompt.js');
+  const typed = await promptLine(
+    `${ask.question} Type its name to go on: `,
+    run.deps.io.stdin,
+    run.deps.io.stderr,
+  );
+  if (typed.trim() !== ask.profile) {
+    throw new UsageError(`that is not the profile name; ${ask.nothingDone}`);
+  }
+}

@@ -1,0 +1,15 @@
+// What every run but --version needs, behind the one import() in main.ts: the build makes
+// this module and all it reaches one file (src/build/bundle.mjs).
+export { CommanderError } from 'commander';
+export { InterruptedError } from '../core/errors.js';
+export { buildProgram } from '../cmd/root.js';
+export { createDeps, processIo } from './wiring.js';
+
+/** How a failed run is told: loaded only when a run fails. */
+export async function reportFailure() {
+  const [color, report] = await Promise.all([
+    import('../output/color.js'),
+    import('../terminal/report-error.js'),
+  ]);
+  return { ...color, ...report };
+}

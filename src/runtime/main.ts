@@ -1,0 +1,103 @@
+import { packageVersion } from '../core/version.js';
+import { fdOutput } from './fd-output.js';
+import type { Deps } from '../cmd/deps.js';
+import type { RunState } from '../cmd/root.js';
+
+/** Commander's ways of ending well: --help and --version. */
+const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
+
+/**
+ * Runs pets with `argv` (as in process.argv) and returns the exit code. This is the only
+ * place that catches errors: everything below throws, and this decides what the user sees.
+ */
+export async function main(argv: readonly string[], deps?: Deps): Promise<number> {
+  // `pets --version` is the one answer that needs nothing else: scripts call it to check
+  // for pets, so it should cost no more than starting node.
+  const words = argv.slice(2);
+  if (words.length === 1 && (words[0] === '--version' || words[0] === '-V')) {
+    (deps?.io.stdout ?? fdOutput(1, endOnClosedOutput)).write(`${packageVersion()}\n`);
+    return 0;
+  }
+  // A real run, not a test with deps of its own: set V8's flags, keep compiled code.
+  if (!deps) await (await import('./engine.js')).prepareEngine(process.env, argv);
+  // Loaded here, not at the top, so that the lines above pay for none of it.
+  const { CommanderError, InterruptedError, buildProgram, createDeps, processIo, reportFailure } =
+    await import('./cli-stack.js');
+  const stop = new AbortController();
+  const state: RunState = {};
+  // `pets list | head -1` closes the pipe while pets still writes: that is the reader having
+  // had enough, so a read ends quietly. A batch stops as on Ctrl-C: records are left unsent.
+  const onClosedOutput = () => {
+    if (!state.session?.stopsOnClosedOutput) endOnClosedOutput();
+    if (!stop.signal.aborted) stop.abort(new InterruptedError(false, 'stdout was closed'));
+  };
+  const ownDeps =
+    deps ??
+    createDeps({
+      signal: stop.signal,
+      io: await processIo(onClosedOutput),
+      processEndsAfterRun: true,
+    });
+  const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
+  try {
+    await buildProgram(ownDeps, state, argv).parseAsync([...argv]);
+    return state.session?.exitCode ?? 0;
+  } catch (error) {
+    if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;
+    // Only a run that fails pays for loading how failures are told.
+    const { colorEnabled, palette, describeError, writeError } = await reportFailure();
+    const interrupted = ownDeps.signal.aborted && !(error instanceof CommanderError);
+    const report = describeError(
+      interrupted && !(error instanceof InterruptedError) ? new InterruptedError() : error,
+      argv.includes('--debug'),
+    );
+    // A usage error can come before commander has parsed --json, so look for it directly.
+    const json = state.session?.globals.json ?? wantsJson(argv);
+    const colors = await palette(
+      colorEnabled(ownDeps.io.stderrIsTTY, ownDeps.env, !argv.includes('--no-color')),
+    );
+    if (!(error instanceof CommanderError && error.code === 'commander.help')) {
+      writeError(
+        report,
+        ownDeps.io.stderr,
+        json,
+        colors,
+        state.session?.secrets ?? envSecrets(ownDeps),
+      );
+    }
+    return report.exitCode;
+  } finally {
+    removeSignalHandlers();
+    await ownDeps.close();
+  }
+}
+
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+function envSecrets(deps: Deps): string[] {
+  return deps.env.PETS_API_KEY ? [deps.env.PETS_API_KEY] : [];
+}
+
+/**
+ * The first Ctrl-C, SIGTERM or SIGHUP (a dropped ssh session) cancels what is under way; a
+ * second one exits at once.
+ */
+function onInterrupt(stop: AbortController, interrupted: () => Error): () => void {
+  const handler = () => {
+    if (stop.signal.aborted) process.exit(130);
+    stop.abort(interrupted());
+  };
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.on(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+  };
+}
+
+/** A read whose output nobody reads any more is done: end quietly, not on EPIPE. */
+function endOnClosedOutput(): never {
+  process.exit(0);
+}

@@ -1,0 +1,175 @@
+import { setMaxListeners } from 'node:events';
+import type { ApiTarget } from '../api/client.js';
+import type { ConfigStore } from '../config/store.js';
+import type { Transport } from '../http/transport.js';
+import type { RateGate } from '../ratelimit/gate.js';
+import { useBaselineWasmCompiler } from '../http/parser-flags.js';
+import { packageVersion } from '../core/version.js';
+import type { Env } from '../config/paths.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { fdOutput, isTerminal } from './fd-output.js';
+import { redact } from '../core/redact.js';
+import type { Deps, HttpSettings, Io } from '../cmd/deps.js';
+
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export function userAgent(): string {
+  return `pets/${packageVersion()} node/${process.versions.node} ${process.platform}`;
+}
+
+/**
+ * The process's own io. Output goes straight to file descriptors 1 and 2 (fd-output.ts);
+ * `onClosed` runs when the reader of stdout closes its end.
+ */
+export async function processIo(onClosed: () => void): Promise<Io> {
+  const [stdoutIsTTY, stderrIsTTY] = await Promise.all([isTerminal(1), isTerminal(2)]);
+  return {
+    stdout: fdOutput(1, onClosed),
+    // A closed stderr only loses messages: the run goes on and exits with its own code, so
+    // a failed add (exit 7) does not become a success (exit 0) for the script that ran it.
+    stderr: fdOutput(2, () => {}),
+    // Node builds process.stdin on first touch, loading fs streams (~3 ms); most commands
+    // never read it.
+    get stdin() {
+      return process.stdin;
+    },
+    stdoutIsTTY,
+    stderrIsTTY,
+    get stdinIsTTY() {
+      return process.stdin.isTTY === true;
+    },
+    // Asked only to draw a table on a terminal, which loads cli-table3 anyway. A terminal
+    // that does not know its size says 0.
+    get stdoutColumns() {
+      return (stdoutIsTTY && process.stdout.columns) || undefined;
+    },
+  };
+}
+
+export interface WiringOptions {
+  signal: AbortSignal;
+  io: Io;
+  env?: Env;
+  clock?: Clock;
+  /**
+   * The process ends right after the run (main, for bin/pets.js): close() then leaves
+   * undici's sockets for the OS to close. undici unrefs idle ones, so they do not hold the
+   * process open, and closing them gracefully cost ~3 ms of every API command.
+   */
+  processEndsAfterRun?: boolean;
+}
+
+/**
+ * The one place real dependencies are made: main passes the process's io (processIo), tests
+ * their own io and env. Heavy modules load only when a command asks for them.
+ */
+export function createDeps({
+  signal,
+  io,
+  env = process.env,
+  clock = systemClock,
+  processEndsAfterRun = false,
+}: WiringOptions): Deps {
+  let config: ConfigStore | undefined;
+  const transports: Transport[] = [];
+  const gates = new Map<string, RateGate>();
+
+  return {
+    io,
+    env,
+    clock,
+    signal,
+    async config() {
+      if (!config) {
+        const [{ openConfigStore }, { configDir }] = await Promise.all([
+          import('../config/store.js'),
+          import('../config/paths.js'),
+        ]);
+        config = openConfigStore(configDir(env));
+      }
+      return config;
+    },
+    async api(target: ApiTarget, settings: HttpSettings) {
+      // Set already, before any compiling, if main judged from argv that this run calls the
+      // API; this covers a run it misjudged.
+      await useBaselineWasmCompiler();
+      // Each request of a batch listens for Ctrl-C: many listeners are expected, not a leak.
+      // Said here, not for every run: it costs ~0.4 ms, and only runs that send requests need it.
+      setMaxListeners(0, signal);
+      const [
+        { createTransport },
+        { PetsApi },
+        { tracingSender },
+        { RateGate },
+        { fileStore, stateName },
+        { CLAIM_SLACK_MS },
+        { configDir },
+        { normalizedOrigin },
+        { keyFingerprint },
+      ] = await Promise.all([
+        import('../http/transport.js'),
+        import('../api/client.js'),
+        import('../http/trace.js'),
+        import('../ratelimit/gate.js'),
+        import('../ratelimit/state-store.js'),
+        import('../ratelimit/policy.js'),
+        import('../config/paths.js'),
+        import('../config/base-url.js'),
+        import('../config/key-fingerprint.js'),
+      ]);
+      const transport = createTransport({
+        timeoutMs: settings.timeoutMs,
+        maxBodyBytes: MAX_BODY_BYTES,
+      });
+      transports.push(transport);
+      const send = settings.trace
+        ? tracingSender(transport.send, settings.trace, clock.now)
+        : transport.send;
+      // One gate per key and server for the whole process: a 429 seen by one request holds
+      // back all, and the state it shares with other pets processes is the key's, whatever
+      // profile or spelling of the address led to it.
+      const name = stateName(normalizedOrigin(target.baseUrl), keyFingerprint(target.apiKey));
+      let gate = gates.get(name);
+      if (!gate) {
+        gate = new RateGate({
+          send,
+          clock,
+          random: Math.random,
+          maxWaitMs: settings.maxWaitMs,
+          store: fileStore(configDir(env), name),
+          claimMs: settings.timeoutMs + CLAIM_SLACK_MS,
+          claimAlive: processAlive,
+          wait: settings.wait,
+          trace: settings.trace,
+          redact: (text) => redact(text, [target.apiKey]),
+        });
+        gates.set(name, gate);
+      }
+      const shared = gate;
+      return new PetsApi({
+        target,
+        send: shared.send,
+        userAgent: userAgent(),
+        now: clock.now,
+        rateLimitState: () => shared.snapshot,
+        expectRequests: (count) => shared.expect(count),
+      });
+    },
+    async close() {
+      if (!processEndsAfterRun) await Promise.all(transports.map((t) => t.close()));
+    },
+  };
+}
+
+/** Whether the process named in a rate-limit claim (`pid.…`) still runs. */
+function processAlive(claim: string): boolean {
+  const pid = Number(claim.split('.')[0]);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,93 @@
+import type { ReadStream } from 'node:tty';
+import { InterruptedError, UsageError } from '../core/errors.js';
+import type { Output } from '../cmd/deps.js';
+
+/**
+ * Asks for a secret on the terminal without echoing it. Raw mode is needed so that not even
+ * the characters typed appear; it is always restored.
+ */
+export function promptSecret(question: string, stdin: ReadStream, stderr: Output): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let secret = '';
+    // Arrow keys and other editing keys arrive as escape sequences: they are not part of a
+    // key, and what the person meant by them cannot be known, so the key is refused.
+    const escapes = new EscapeSequences();
+    const finish = (error?: Error) => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      stderr.write('\n');
+      if (error) reject(error);
+      else if (escapes.seen) {
+        reject(
+          new UsageError('the key was typed with arrow keys or other editing keys', {
+            hint: 'Nothing was saved. Type or paste the key alone; Backspace is the only editing key.',
+          }),
+        );
+      } else resolve(secret);
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const ch of chunk.toString()) {
+        if (escapes.consume(ch)) continue;
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
+        if (ch === '\u0003') return finish(new InterruptedError());
+        if (ch === '\u007f' || ch === '\b') secret = secret.slice(0, -1);
+        else if (ch >= ' ') secret += ch;
+      }
+    };
+    // Raw mode (no echo) before the question: whatever is typed the moment it appears must
+    // not be shown.
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on('data', onData);
+    stderr.write(question);
+  });
+}
+
+/** Recognises ESC sequences (CSI `ESC [ … final`, SS3 `ESC O x`, `ESC x`), one character at a time. */
+export class EscapeSequences {
+  seen = false;
+  private state: 'text' | 'escape' | 'csi' | 'ss3' = 'text';
+
+  /** Whether `ch` belongs to an escape sequence (and so is not text). */
+  consume(ch: string): boolean {
+    switch (this.state) {
+      case 'text':
+        if (ch !== '\u001b') return false;
+        this.seen = true;
+        this.state = 'escape';
+        return true;
+      case 'escape':
+        this.state = ch === '[' ? 'csi' : ch === 'O' ? 'ss3' : 'text';
+        return true;
+      case 'csi':
+        // Parameter and intermediate bytes continue the sequence; 0x40–0x7e ends it.
+        if (ch >= '@' && ch <= '~') this.state = 'text';
+        return true;
+      case 'ss3':
+        this.state = 'text';
+        return true;
+    }
+  }
+}
+
+/** Asks for one line of visible input on the terminal (a confirmation). */
+export async function promptLine(
+  question: string,
+  stdin: NodeJS.ReadableStream,
+  stderr: Output,
+): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const lines = createInterface({
+    input: stdin,
+    output: stderr as NodeJS.WritableStream,
+    terminal: false,
+  });
+  stderr.write(question);
+  try {
+    for await (const line of lines) return line;
+    return '';
+  } finally {
+    lines.close();
+  }
+}

@@ -1,0 +1,101 @@
+import type { Palette } from '../output/color.js';
+import { CommanderError } from 'commander';
+import { PetsError, UsageError } from '../core/errors.js';
+import { stringifyJson } from '../json/int64-json.js';
+import { escapeForTerminal } from '../output/terminal-text.js';
+import { redact } from '../core/redact.js';
+import type { Output } from '../cmd/deps.js';
+
+export interface ErrorReport {
+  exitCode: number;
+  code: string;
+  message: string;
+  hint?: string;
+  status?: number;
+  retryAfter?: number;
+  resetAt?: string;
+  /** Only for unexpected errors, under --debug. */
+  stack?: string;
+}
+
+/** Turns anything thrown into what the user sees and the exit code. Stack traces only with --debug. */
+export function describeError(error: unknown, debug: boolean): ErrorReport {
+  if (error instanceof CommanderError) {
+    // commander puts its "(Did you mean …?)" on a second line; one line reads better and
+    // survives the escaping of newlines in messages.
+    const message = withShortOptionSuggestion(
+      error.code,
+      error.message.replace(/^error: /, '').replace(/\n+/g, ' '),
+    );
+    return toReport(
+      new UsageError(message, { hint: 'Run `pets --help` or `pets <command> --help` for usage.' }),
+    );
+  }
+  if (error instanceof PetsError) return toReport(error);
+  return {
+    exitCode: 1,
+    code: 'internal_error',
+    message: `pets failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
+    hint: 'Run again with --debug and report the output.',
+    stack: debug && error instanceof Error ? error.stack : undefined,
+  };
+}
+
+// pets's short options. commander suggests only for long ones; a short option in the wrong
+// case (-v for -V) is the usual slip.
+const SHORT_OPTIONS: Readonly<Record<string, string>> = {
+  '-V': '-V (--version)',
+  '-h': '-h (--help)',
+  '-q': '-q (--quiet)',
+};
+
+function withShortOptionSuggestion(code: string, message: string): string {
+  const flag = /^unknown option '(-[A-Za-z])'$/.exec(message)?.[1];
+  if (code !== 'commander.unknownOption' || flag === undefined) return message;
+  const swapped = flag === flag.toLowerCase() ? flag.toUpperCase() : flag.toLowerCase();
+  const meant = SHORT_OPTIONS[swapped];
+  return meant ? `${message} (Did you mean ${meant}?)` : message;
+}
+
+function toReport(error: PetsError): ErrorReport {
+  return {
+    exitCode: error.exitCode,
+    code: error.code,
+    message: error.message,
+    hint: error.hint,
+    status: error.status,
+    retryAfter: error.retryAfter,
+    resetAt: error.resetAt,
+  };
+}
+
+export function writeError(
+  report: ErrorReport,
+  stderr: Output,
+  json: boolean,
+  colors: Palette,
+  secrets: Iterable<string>,
+): void {
+  const clean = (text: string) => redact(text, secrets);
+  if (json) {
+    const { exitCode, code, message, hint, status, retryAfter, resetAt } = report;
+    const body = {
+      code,
+      message: clean(message),
+      status: status ?? null,
+      exitCode,
+      hint: hint && clean(hint),
+      retryAfter,
+      resetAt,
+    };
+    stderr.write(`${stringifyJson({ error: body })}\n`);
+    return;
+  }
+  // The message is escaped whole: a newline from the server must not start a line of its own.
+  stderr.write(`${colors.red('error:')} ${escapeForTerminal(clean(report.message))}\n`);
+  if (report.hint) stderr.write(`${escapeForTerminal(clean(report.hint))}\n`);
+  if (report.stack) {
+    for (const line of clean(report.stack).split('\n'))
+      stderr.write(`${escapeForTerminal(line)}\n`);
+  }
+}

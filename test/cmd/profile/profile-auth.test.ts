@@ -1,0 +1,201 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { tempConfigDir } from '../../helpers/config-dir.js';
+import { runMain } from '../../helpers/run-main.js';
+
+let sandbox: RunningSandbox;
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ plan: 'unlimited', key: 'sandbox_profile_tests_key_0042' });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  dir = tempConfigDir();
+  env = { PETS_CONFIG_DIR: dir };
+});
+
+const run = (args: string[], extraEnv: Record<string, string> = {}, stdin?: string) =>
+  runMain(args, { ...env, ...extraEnv }, { stdin });
+
+describe('profiles', () => {
+  it('lists production and staging from the start, production active', async () => {
+    const result = await run(['profile', 'list', '--json']);
+    expect(JSON.parse(result.stdout)).toEqual([
+      {
+        name: 'production',
+        active: true,
+        activeSource: 'config',
+        baseUrl: null,
+        baseUrlSource: null,
+        key: '(none)',
+        keySource: null,
+        protected: true,
+      },
+      {
+        name: 'staging',
+        active: false,
+        activeSource: null,
+        baseUrl: null,
+        baseUrlSource: null,
+        key: '(none)',
+        keySource: null,
+        protected: false,
+      },
+    ]);
+  });
+
+  it('sets, uses, shows and removes a profile', async () => {
+    expect((await run(['profile', 'set', 'local', '--base-url', `${sandbox.baseUrl}/`])).code).toBe(
+      0,
+    );
+    const used = await run(['profile', 'use', 'local']);
+    expect(used.stderr).toContain('Now using profile "local"');
+    const shown = JSON.parse((await run(['profile', 'show', '--json'])).stdout);
+    expect(shown).toEqual({
+      name: 'local',
+      active: true,
+      activeSource: 'config',
+      baseUrl: sandbox.baseUrl,
+      baseUrlSource: 'config',
+      key: '(none)',
+      keySource: null,
+      protected: false,
+    });
+    const removed = await run(['profile', 'remove', 'local']);
+    expect(removed.stderr).toContain('The active profile is now "production"');
+    expect((await run(['profile', 'show', 'local'])).code).toBe(2);
+  });
+
+  it('clears production instead of removing it', async () => {
+    await run(['profile', 'set', 'production', '--base-url', 'https://api.example.com/v1']);
+    const result = await run(['profile', 'remove', 'production', '--yes']);
+    expect(result.stderr).toContain('always exists');
+    const shown = JSON.parse((await run(['profile', 'show', 'production', '--json'])).stdout);
+    expect(shown.baseUrl).toBeNull();
+  });
+
+  it.each([
+    [['profile', 'set', 'prod', '--base-url', 'http://api.example.com/v1'], /loopback/],
+    [
+      ['profile', 'set', 'bad.name', '--base-url', 'https://a.example/v1'],
+      /not a valid profile name/,
+    ],
+    [['profile', 'use', 'nowhere'], /no profile named "nowhere"/],
+    [['--profile', 'nowhere', 'list'], /no profile named "nowhere" \(from --profile\)/],
+  ])('refuses %j with exit 2', async (args, why) => {
+    const result = await run(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(why);
+  });
+
+  it('says exactly which command sets up a profile with no base URL', async () => {
+    const result = await run(['list']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('profile "production" has no base URL');
+    expect(result.stderr).toContain('pets profile set production --base-url');
+  });
+
+  it('chooses the profile by --profile, then PETS_PROFILE, then the active one', async () => {
+    await run(['profile', 'set', 'one', '--base-url', 'https://one.example.com/v1']);
+    await run(['profile', 'set', 'two', '--base-url', 'https://two.example.com/v1']);
+    await run(['profile', 'use', 'one']);
+    const show = async (args: string[], extra = {}) =>
+      JSON.parse((await run([...args, '--json'], extra)).stdout).name;
+    expect(await show(['profile', 'show'])).toBe('one');
+    expect(await show(['profile', 'show'], { PETS_PROFILE: 'two' })).toBe('two');
+    expect(await show(['--profile', 'staging', 'profile', 'show'], { PETS_PROFILE: 'two' })).toBe(
+      'staging',
+    );
+  });
+
+  it('lets PETS_BASE_URL override the profile, and checks it too', async () => {
+    await run(['profile', 'set', 'production', '--base-url', 'https://unreachable.invalid/v1']);
+    const ok = await run(['list', '--json'], {
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: sandbox.key,
+    });
+    expect(ok.code).toBe(0);
+    const bad = await run(['list'], { PETS_BASE_URL: 'http://example.com/v1', PETS_API_KEY: 'x' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('PETS_BASE_URL');
+  });
+});
+
+describe('auth', () => {
+  beforeEach(async () => {
+    await run(['profile', 'set', 'production', '--base-url', sandbox.baseUrl]);
+  });
+
+  it('stores a key from stdin with --with-key, shows only its last 4 characters, and uses it', async () => {
+    const login = await run(['auth', 'login', '--with-key'], {}, `${sandbox.key}\n`);
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain('****0042');
+    expect(login.stderr).not.toContain(sandbox.key);
+    const config = join(dir, 'config.json');
+    expect(readFileSync(config, 'utf8')).toContain(sandbox.key);
+    expect(statSync(config).mode & 0o777).toBe(0o600);
+
+    const status = await run(['auth', 'status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/key\s+\*\*\*\*0042 \(from the config\)/);
+    expect(status.stdout).toMatch(/valid\s+yes/);
+    expect(status.stdout + status.stderr).not.toContain(sandbox.key);
+
+    const shown = await run(['profile', 'show']);
+    expect(shown.stdout).toContain('****0042');
+    expect(shown.stdout).not.toContain(sandbox.key);
+  });
+
+  it('reports a rejected key with exit 4, naming the profile and how to log in', async () => {
+    await run(['auth', 'login', '--with-key'], {}, 'not_the_right_key_9999\n');
+    const status = await run(['auth', 'status']);
+    expect(status.code).toBe(4);
+    expect(status.stderr).toContain('profile "production"');
+    expect(status.stderr).toContain('pets auth login --profile production');
+    expect(status.stderr).not.toContain('not_the_right_key_9999');
+  });
+
+  it('exits 4 when there is no key at all', async () => {
+    const result = await run(['list']);
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain('no API key for profile "production"');
+  });
+
+  it('prefers PETS_API_KEY over the stored key, and says so', async () => {
+    await run(['auth', 'login', '--with-key'], {}, 'stored_but_wrong_key_1111\n');
+    const status = await run(['auth', 'status', '--json'], { PETS_API_KEY: sandbox.key });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      keySource: 'environment',
+      key: '****0042',
+      valid: true,
+    });
+  });
+
+  it('refuses an empty key and a prompt without a terminal', async () => {
+    expect((await run(['auth', 'login', '--with-key'], {}, '\n')).code).toBe(2);
+    const noTty = await run(['auth', 'login']);
+    expect(noTty.code).toBe(2);
+    expect(noTty.stderr).toContain('--with-key');
+  });
+
+  it('removes the key on logout', async () => {
+    await run(['auth', 'login', '--with-key'], {}, `${sandbox.key}\n`);
+    expect((await run(['auth', 'logout'])).stderr).toContain(
+      'Removed the key of profile "production"',
+    );
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).not.toContain(sandbox.key);
+    expect((await run(['list'])).code).toBe(4);
+  });
+
+  it('has no way to take a key from argv', async () => {
+    for (const flag of ['--key', '--api-key', '--token']) {
+      const result = await run(['auth', 'login', flag, 'sk_live_argv_key']);
+      expect(result.code).toBe(2);
+      expect(result.stderr).not.toContain('sk_live_argv_key');
+    }
+  });
+});

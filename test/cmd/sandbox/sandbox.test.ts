@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { main } from '../../../src/runtime/main.js';
+import { createDeps } from '../../../src/runtime/wiring.js';
+import { tempConfigDir } from '../../helpers/config-dir.js';
+import { captureIo, type IoOptions } from '../../helpers/io.js';
+
+/** Runs `pets sandbox` in this process, sends it `requests`, then stops it as Ctrl-C would. */
+async function sandboxSession(args: string[], io: IoOptions, requests: string[]) {
+  const captured = captureIo(io);
+  const stop = new AbortController();
+  const deps = createDeps({
+    signal: stop.signal,
+    io: captured,
+    env: { PETS_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' },
+  });
+  const run = main(['node', 'pets', 'sandbox', '--no-save-profile', ...args], deps);
+  while (!/"key"|Key: /.test(captured.out())) await new Promise((resolve) => setImmediate(resolve));
+  const out = captured.out();
+  const baseUrl = /(http:\/\/\S+\/v1)/.exec(out)![1]!;
+  const key = (/Key: (\S+)/.exec(out) ?? /"key":"([^"]+)"/.exec(out))![1]!;
+  const statuses: number[] = [];
+  for (const path of requests) {
+    const reply = await fetch(`${baseUrl}${path}`, {
+      headers: path.includes('nokey') ? {} : { authorization: `Bearer ${key}` },
+    });
+    await reply.arrayBuffer();
+    statuses.push(reply.status);
+  }
+  stop.abort();
+  const code = await run;
+  return { code, statuses, key, stderr: captured.err() };
+}
+
+describe('the sandbox log', () => {
+  it('writes one line per request on a terminal: method, path, status, remaining', async () => {
+    const { code, stderr, key } = await sandboxSession(['--seed', '3'], { stderrIsTTY: true }, [
+      '/pets?limit=2',
+      '/pets/999',
+      '/pets?nokey',
+    ]);
+    expect(code).toBe(0);
+    const lines = stderr.split('\n').filter((line) => /^\d\d:\d\d:\d\d /.test(line));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^\d\d:\d\d:\d\d GET \/v1\/pets\?limit=2 200 remaining 59$/);
+    expect(lines[1]).toMatch(/ GET \/v1\/pets\/999 404 remaining 58$/);
+    expect(lines[2]).toMatch(/ GET \/v1\/pets\?nokey 401 remaining \d+$/);
+    expect(stderr).not.toContain(key);
+    expect(stderr.trim().split('\n').at(-1)).toBe('Sandbox stopped after 3 requests.');
+  });
+
+  it('logs nothing with --quiet, in a pipe, or with --json', async () => {
+    const quiet = await sandboxSession(['--quiet'], { stderrIsTTY: true }, ['/pets']);
+    expect(quiet.stderr).toBe('');
+    const piped = await sandboxSession([], {}, ['/pets']);
+    expect(piped.stderr).not.toMatch(/GET \/v1\/pets/);
+    expect(piped.stderr).toContain('Sandbox stopped after 1 request.');
+    const json = await sandboxSession(['--json'], { stderrIsTTY: true }, ['/pets']);
+    expect(json.stderr).not.toMatch(/GET \/v1\/pets/);
+  });
+});

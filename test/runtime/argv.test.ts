@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { COMMAND_NAMES, VALUED_OPTIONS, runKind } from '../../src/runtime/argv.js';
+import { buildProgram } from '../../src/cmd/root.js';
+import { createDeps } from '../../src/runtime/wiring.js';
+import { captureIo } from '../helpers/io.js';
+
+describe('runKind', () => {
+  it.each([
+    [[], 'pets'],
+    [['--help'], 'pets-help'],
+    [['list', '--json'], 'list'],
+    [['--json', '--profile', 'staging', 'list'], 'list'],
+    [['--profile', 'sandbox', 'list'], 'list'],
+    [['--profile', 'quota', 'list', '--help'], 'list-help'],
+    [['--timeout', '5', '--max-wait', '0', 'get', '1'], 'get'],
+    [['list', '-h'], 'list-help'],
+    [['profile', 'use', 'staging'], 'profile'],
+    [['get', '--', 'list'], 'get'],
+    [['--', '--help'], 'pets'],
+    [['lst'], 'pets'],
+    [['__complete', 'pets', 'li'], '__complete'],
+  ])('%j is a %s run', (words, kind) => {
+    expect(runKind(words)).toBe(kind);
+  });
+
+  it('knows every top-level command the program has', () => {
+    const program = buildProgram(
+      createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
+      {},
+    );
+    expect(program.commands.map((command) => command.name()).sort()).toEqual(
+      [...COMMAND_NAMES].sort(),
+    );
+    const valued = program.options.filter((option) => option.required || option.optional);
+    expect(valued.map((option) => option.long).sort()).toEqual([...VALUED_OPTIONS].sort());
+  });
+});
+
+describe('buildProgram given argv', () => {
+  const commandsFor = (...words: string[]) =>
+    buildProgram(
+      createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
+      {},
+      ['node', 'pets', ...words],
+    ).commands.map((command) => command.name());
+
+  it.each([
+    [
+      ['list', '--json'],
+      ['list', 'add', 'get'],
+    ],
+    [
+      ['--profile', 'quota', 'list'],
+      ['list', 'add', 'get'],
+    ],
+    [['--timeout', '5', '-q', 'quota'], ['quota']],
+    [['profile', 'use', 'staging'], ['profile']],
+    [
+      ['completion', 'bash'],
+      ['completion', '__complete'],
+    ],
+  ])('defines only the command %j names', (words, defined) => {
+    expect(commandsFor(...words).sort()).toEqual(defined.sort());
+  });
+
+  it.each([
+    [[]],
+    [['--help']],
+    [['lst']],
+    [['help', 'list']],
+    [['__complete', 'pets', 'li']],
+    [['--', 'list']],
+    [['--profile']],
+  ])('defines every command for %j', (words) => {
+    expect(commandsFor(...words).sort()).toEqual([...COMMAND_NAMES].sort());
+  });
+});
