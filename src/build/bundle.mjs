@@ -12,7 +12,7 @@
 // Each is one esbuild bundle without code splitting: an import() inside a bundle becomes code
 // that runs on first use, not a file of its own. Each file is minified CommonJS, since Node
 // starts a CommonJS file about 8 ms sooner than an ES module.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -152,6 +152,9 @@ async function bundle(entry, outfile, external = new Map(), define = {}) {
 }
 
 rmSync(outdir, { recursive: true, force: true });
+mkdirSync(outdir);
+// The root package.json says ES modules (for src/); this folder's files are CommonJS.
+writeFileSync(join(outdir, 'package.json'), '{ "type": "commonjs" }\n');
 const main = join(outdir, 'runtime/main.js');
 const cliStack = join(outdir, 'runtime/cli-stack.js');
 const vendorFiles = new Map();
@@ -176,11 +179,18 @@ const fileHashes = Object.fromEntries(
 );
 if (Object.keys(fileHashes).length !== vendorFiles.size + 1)
   throw new Error('two files share a name');
+// main.js reads the command line before it loads cli-stack.js (src/runtime/argv.ts): it gets
+// the command files' names and options from the built stack, written in.
+const require = createRequire(import.meta.url);
+const commandTable = require(cliStack).commandTable();
 const mainInputs = await bundle(
   'src/runtime/main.ts',
   main,
   new Map([[join(root, 'src/runtime/cli-stack.ts'), cliStack]]),
-  { __PETS_FILE_HASHES__: JSON.stringify(fileHashes) },
+  {
+    __PETS_FILE_HASHES__: JSON.stringify(fileHashes),
+    __PETS_COMMAND_TABLE__: JSON.stringify(commandTable),
+  },
 );
 // main.js may share only stateless helpers with cli-stack.js, for the same reason.
 const shared = new Set([
@@ -196,10 +206,7 @@ if (copied.length > 0) throw new Error(`main.js and cli-stack.js would both hold
 await bundle('src/sandbox/index.ts', join(outdir, 'sandbox/index.js'), vendorFiles);
 
 // undici's parsers as the bytes they are, for the stub above.
-const require = createRequire(import.meta.url);
 for (const module of ['llhttp-wasm.js', 'llhttp_simd-wasm.js']) {
   const bytes = require(`undici/lib/llhttp/${module}`);
   writeFileSync(join(outdir, 'vendor', wasmFile(module)), bytes);
 }
-// The root package.json says ES modules (for src/); this folder's files are CommonJS.
-writeFileSync(join(outdir, 'package.json'), '{ "type": "commonjs" }\n');

@@ -1,65 +1,52 @@
 import { Command } from 'commander';
 import { packageVersion } from '../core/version.js';
-import { parseNonNegativeSeconds, parseSeconds } from './shared/arguments.js';
-import { registerApiCommand } from './api/api-command.js';
-import { registerAuthCommands } from './auth/auth-commands.js';
-import { registerCompletionCommand } from './completion/completion.js';
-import { registerHelpCommand } from './help/help.js';
+import type { CommandTable, RunArgs } from '../runtime/argv.js';
+import { apiCommand } from './api/api.js';
+import { authCommand } from './auth/auth.js';
+import { completionCommand } from './completion/completion.js';
 import type { Deps } from './deps.js';
-import { registerPetCommands } from './pets/pet-commands.js';
-import { registerProfileCommands } from './profile/profile-commands.js';
-import { registerQuotaCommand } from './quota/quota-command.js';
-import { registerSandboxCommand } from './sandbox/sandbox.js';
-import { Session, type GlobalOptions } from './shared/session.js';
+import { helpCommand } from './help/help.js';
+import { addCommand } from './pets/add.js';
+import { getCommand } from './pets/get.js';
+import { listCommand } from './pets/list.js';
+import { profileCommand } from './profile/profile.js';
+import { quotaCommand } from './quota/quota.js';
+import { sandboxCommand } from './sandbox/sandbox.js';
+import { parseNonNegativeSeconds, parseSeconds } from './shared/arguments.js';
+import type { CommandModule } from './shared/command.js';
+import { examples } from './shared/help-text.js';
+import { Session, type GlobalOptions, type SessionSource } from './shared/session.js';
 
 /** Holds the session of this run, made on first use once commander has parsed the options. */
 export interface RunState {
   session?: Session;
 }
 
-export type SessionSource = () => Session;
-
-type Register = (program: Command, session: SessionSource) => void;
-
-/** What defines each top-level command, in the order help lists them. */
-const REGISTRARS: ReadonlyArray<readonly [names: readonly string[], register: Register]> = [
-  [['list', 'add', 'get'], registerPetCommands],
-  [['quota'], registerQuotaCommand],
-  [['api'], registerApiCommand],
-  [['profile'], registerProfileCommands],
-  [['auth'], registerAuthCommands],
-  [['sandbox'], registerSandboxCommand],
-  [['completion', '__complete'], registerCompletionCommand],
-  [['help'], registerHelpCommand],
+/** Every top-level command, in the order help lists them. */
+export const COMMANDS: readonly CommandModule[] = [
+  getCommand,
+  listCommand,
+  addCommand,
+  quotaCommand,
+  apiCommand,
+  profileCommand,
+  authCommand,
+  sandboxCommand,
+  completionCommand,
+  helpCommand,
 ];
 
 // Commands that walk the whole program: they need every command defined.
 const NEED_ALL = new Set(['help', '__complete']);
 
 /**
- * The program, with every command, or given the run's `argv`, with only the command it
- * names: defining all of them (~20 commands, ~60 options) cost ~2 ms of every run. A run
- * that names none (--help, a typo) gets them all.
+ * The program, with every command, or given what the command line names (`args`), with only
+ * that command: a run pays to define just the command it runs. A run that names none
+ * (--help, a typo) gets them all.
  */
-export function buildProgram(deps: Deps, state: RunState, argv?: readonly string[]): Command {
-  const program = new Command('pets');
+export function buildProgram(deps: Deps, state: RunState, args?: RunArgs): Command {
+  const program = withGlobalOptions(new Command('pets'));
   program
-    .description('Command-line client for the Animal Store API v1.')
-    .version(packageVersion(), '-V, --version', 'print the version')
-    .helpOption('-h, --help', 'show help')
-    .option('--profile <name>', 'profile to use (default: PETS_PROFILE, else the active profile)')
-    .option('--json', 'machine output: exact JSON on stdout, errors as JSON on stderr')
-    .option('--no-color', 'no ANSI colour (also NO_COLOR, FORCE_COLOR=0, TERM=dumb)')
-    .option('-q, --quiet', 'no hints, progress or notices on stderr; errors still print')
-    .option('--timeout <seconds>', 'per-request timeout', parseSeconds, 30)
-    .option(
-      '--max-wait <seconds>',
-      'most time to wait on rate limits before exit 5',
-      parseNonNegativeSeconds,
-      60,
-    )
-    .option('--debug', 'trace HTTP requests on stderr (the key shows as Bearer ***)')
-    .option('--no-input', 'never prompt; fail instead where a question would be asked')
     // Every command's help lists the global options too, as gh lists inherited flags.
     // Set before any command is made: commands share this configuration from their parent.
     .configureHelp({ showGlobalOptions: true })
@@ -83,9 +70,9 @@ export function buildProgram(deps: Deps, state: RunState, argv?: readonly string
     state.session ??= new Session(deps, program.opts<GlobalOptions>());
     return state.session;
   };
-  const named = argv && commandNamed(program, argv.slice(2));
-  const only = named && !NEED_ALL.has(named) && REGISTRARS.find(([names]) => names.includes(named));
-  for (const [, register] of only ? [only] : REGISTRARS) register(program, session);
+  const named = args?.command;
+  const only = named && !NEED_ALL.has(named) && COMMANDS.find(({ names }) => names.includes(named));
+  for (const command of only ? [only] : COMMANDS) command.define(program, session);
   program.addHelpText(
     'before',
     examples(
@@ -100,25 +87,34 @@ export function buildProgram(deps: Deps, state: RunState, argv?: readonly string
   return program;
 }
 
-/**
- * The first word of `args` that is not an option or an option's value, as commander will
- * read it: the top-level command, if the run names one.
- */
-function commandNamed(program: Command, args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') return undefined;
-    if (!arg.startsWith('-')) return arg;
-    const option = program.options.find(({ short, long }) => arg === short || arg === long);
-    const next = args[i + 1];
-    if (option?.required || (option?.optional && next !== undefined && !next.startsWith('-'))) {
-      i++;
-    }
-  }
-  return undefined;
+/** The options every command takes, with the version and help flags. */
+function withGlobalOptions(program: Command): Command {
+  return program
+    .description('Command-line client for the Animal Store API v1.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .option('--profile <name>', 'profile to use (default: PETS_PROFILE, else the active profile)')
+    .option('--json', 'machine output: exact JSON on stdout, errors as JSON on stderr')
+    .option('--no-color', 'no ANSI colour (also NO_COLOR, FORCE_COLOR=0, TERM=dumb)')
+    .option('-q, --quiet', 'no hints, progress or notices on stderr; errors still print')
+    .option('--timeout <seconds>', 'per-request timeout', parseSeconds, 30)
+    .option(
+      '--max-wait <seconds>',
+      'most time to wait on rate limits before exit 5',
+      parseNonNegativeSeconds,
+      60,
+    )
+    .option('--debug', 'trace HTTP requests on stderr (the key shows as Bearer ***)')
+    .option('--no-input', 'never prompt; fail instead where a question would be asked');
 }
 
-/** Help text that leads with examples, shared by every command. */
-export function examples(...lines: string[]): string {
-  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+/** What runtime/argv.ts needs to read a command line, made from the command files. */
+export function commandTable(): CommandTable {
+  const valued = withGlobalOptions(new Command()).options.filter(
+    (option) => option.required || option.optional,
+  );
+  return {
+    commands: COMMANDS.map(({ names, callsApi }) => ({ names, callsApi })),
+    valuedOptions: valued.flatMap((option) => (option.long ? [option.long] : [])),
+  };
 }

@@ -2,7 +2,6 @@ import type { Argument, Command, Option } from 'commander';
 import { PET_STATUSES } from '../api/contract.js';
 import type { InputFormat } from '../batch/input/format.js';
 import { PLANS } from '../sandbox/plans.js';
-import { HELP_TOPICS } from '../cmd/help/help.js';
 
 // Shell completion is worked out here, from the commander definitions, so there is one
 // completion logic for bash, zsh and fish: the scripts (scripts.ts) only hand the words to
@@ -18,6 +17,8 @@ export interface Candidate {
 export interface CompletionSources {
   /** Profile names from the config; asked only when a profile name is being completed. */
   profiles(): readonly string[];
+  /** The topics of `pets help` that are not commands. */
+  helpTopics: readonly string[];
 }
 
 type Values = (sources: CompletionSources) => readonly string[];
@@ -190,7 +191,7 @@ function argumentValues(
   const [parent, command] = chain.slice(-2);
   if (!parent || !command) return undefined;
   // `help [command...]`, commander's own or one of ours: the commands below its parent.
-  if (command.name() === 'help') return helpTargets(parent, operands);
+  if (command.name() === 'help') return helpTargets(parent, operands, sources.helpTopics);
   const argument = argumentAt(command, operands.length);
   if (argument?.argChoices) return argument.argChoices;
   const path = chain.slice(1).map((c) => c.name());
@@ -198,7 +199,11 @@ function argumentValues(
   return undefined;
 }
 
-function helpTargets(parent: Command, words: readonly string[]): string[] {
+function helpTargets(
+  parent: Command,
+  words: readonly string[],
+  topics: readonly string[],
+): string[] {
   let command: Command | undefined = parent;
   for (const word of words) {
     command = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
@@ -207,7 +212,7 @@ function helpTargets(parent: Command, words: readonly string[]): string[] {
   const commands = commandCandidates(command)
     .map((c) => c.value)
     .filter((name) => name !== 'help');
-  return words.length === 0 ? [...commands, ...HELP_TOPICS] : commands;
+  return words.length === 0 ? [...commands, ...topics] : commands;
 }
 
 function argumentAt(command: Command, index: number): Argument | undefined {

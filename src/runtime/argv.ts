@@ -1,40 +1,61 @@
-/** pets's top-level commands, known before commander loads (program.ts registers them). */
-export const COMMAND_NAMES: readonly string[] = [
-  'list',
-  'add',
-  'get',
-  'quota',
-  'api',
-  'profile',
-  'auth',
-  'sandbox',
-  'completion',
-  '__complete',
-  'help',
-];
-
-/** pets's global options that take a value: `pets --profile quota list` is a list run. */
-export const VALUED_OPTIONS: readonly string[] = ['--profile', '--timeout', '--max-wait'];
-
 /**
- * What a run is for, as far as argv tells before commander parses it: the command named and
- * whether help is asked for, as in "list", "list-help" or "pets-help". It keys the compile
- * cache, since each kind of run compiles different functions of the same file.
+ * What the command line says before commander reads it, read once per run: which command to
+ * define, how to ready V8 for it, and how to report an error that comes before commander
+ * has parsed anything.
  */
-export function runKind(words: readonly string[]): string {
-  const end = words.indexOf('--');
-  const options = end === -1 ? words : words.slice(0, end);
-  const command =
-    options.find(
-      (word, at) => COMMAND_NAMES.includes(word) && !VALUED_OPTIONS.includes(options[at - 1] ?? ''),
-    ) ?? 'pets';
-  const help = options.includes('--help') || options.includes('-h');
-  return help ? `${command}-help` : command;
+export interface RunArgs {
+  /** The top-level command named, when it is one pets has. */
+  command?: string;
+  help: boolean;
+  json: boolean;
+  debug: boolean;
+  /** false with --no-color. */
+  color: boolean;
 }
 
-/** Kinds of run that call the API, and so set the flags undici's parser wants (engine.ts). */
-const API_KINDS = new Set(['list', 'add', 'get', 'quota', 'api', 'auth']);
+/** What reading argv needs to know of the program: made from the command files (cmd/root.ts). */
+export interface CommandTable {
+  /** Each top-level command's names, and whether a run of it sends requests. */
+  commands: ReadonlyArray<{ names: readonly string[]; callsApi: boolean }>;
+  /** The global options that take a value: in `pets --profile quota list`, list is the command. */
+  valuedOptions: readonly string[];
+}
 
-export function callsApi(kind: string): boolean {
-  return API_KINDS.has(kind);
+export function readArgs(argv: readonly string[], table: CommandTable): RunArgs {
+  const words = argv.slice(2);
+  const end = words.indexOf('--');
+  const options = end === -1 ? words : words.slice(0, end);
+  const operand = options.find(
+    (word, at) => !word.startsWith('-') && !table.valuedOptions.includes(options[at - 1] ?? ''),
+  );
+  const known = table.commands.some(
+    ({ names }) => operand !== undefined && names.includes(operand),
+  );
+  return {
+    ...(known ? { command: operand } : {}),
+    help: options.includes('--help') || options.includes('-h'),
+    json: options.includes('--json'),
+    debug: options.includes('--debug'),
+    color: !options.includes('--no-color'),
+  };
+}
+
+/**
+ * What a run is for, as in "list", "list-help" or "pets-help". It keys the compile cache,
+ * since each kind of run compiles different functions of the same file.
+ */
+export function runKind(args: RunArgs): string {
+  const command = args.command ?? 'pets';
+  return args.help ? `${command}-help` : command;
+}
+
+/** Whether the run sends requests, and so wants the V8 flags undici's parser needs. */
+export function callsApi(args: RunArgs, table: CommandTable): boolean {
+  return (
+    !args.help &&
+    table.commands.some(
+      ({ names, callsApi }) =>
+        callsApi && args.command !== undefined && names.includes(args.command),
+    )
+  );
 }

@@ -2,7 +2,7 @@
 // this module and all it reaches one file (src/build/bundle.mjs).
 export { CommanderError } from 'commander';
 export { InterruptedError } from '../core/errors.js';
-export { buildProgram } from '../cmd/root.js';
+export { buildProgram, commandTable } from '../cmd/root.js';
 export { createDeps, processIo } from './wiring.js';
 
 /** How a failed run is told: loaded only when a run fails. */

@@ -1,7 +1,12 @@
 import { packageVersion } from '../core/version.js';
-import { fdOutput } from './fd-output.js';
 import type { Deps } from '../cmd/deps.js';
 import type { RunState } from '../cmd/root.js';
+import { readArgs, type CommandTable, type RunArgs } from './argv.js';
+import { fdOutput } from './fd-output.js';
+import { onInterrupt } from './signals.js';
+
+/** The command files' names and options, written in by the build (src/build/bundle.mjs). */
+declare const __PETS_COMMAND_TABLE__: CommandTable | undefined;
 
 /** Commander's ways of ending well: --help and --version. */
 const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
@@ -18,11 +23,19 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     (deps?.io.stdout ?? fdOutput(1, endOnClosedOutput)).write(`${packageVersion()}\n`);
     return 0;
   }
+  const builtTable =
+    typeof __PETS_COMMAND_TABLE__ === 'object' ? __PETS_COMMAND_TABLE__ : undefined;
+  let args: RunArgs | undefined = builtTable && readArgs(argv, builtTable);
   // A real run, not a test with deps of its own: set V8's flags, keep compiled code.
-  if (!deps) await (await import('./engine.js')).prepareEngine(process.env, argv);
+  if (!deps && args && builtTable) {
+    await (await import('./engine.js')).prepareEngine(process.env, args, builtTable);
+  }
   // Loaded here, not at the top, so that the lines above pay for none of it.
+  const stack = await import('./cli-stack.js');
   const { CommanderError, InterruptedError, buildProgram, createDeps, processIo, reportFailure } =
-    await import('./cli-stack.js');
+    stack;
+  // Run from source (tests), the table comes from the command files themselves.
+  args ??= readArgs(argv, stack.commandTable());
   const stop = new AbortController();
   const state: RunState = {};
   // `pets list | head -1` closes the pipe while pets still writes: that is the reader having
@@ -40,7 +53,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
   try {
-    await buildProgram(ownDeps, state, argv).parseAsync([...argv]);
+    await buildProgram(ownDeps, state, args).parseAsync([...argv]);
     return state.session?.exitCode ?? 0;
   } catch (error) {
     if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;
@@ -49,13 +62,11 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     const interrupted = ownDeps.signal.aborted && !(error instanceof CommanderError);
     const report = describeError(
       interrupted && !(error instanceof InterruptedError) ? new InterruptedError() : error,
-      argv.includes('--debug'),
+      args.debug,
     );
-    // A usage error can come before commander has parsed --json, so look for it directly.
-    const json = state.session?.globals.json ?? wantsJson(argv);
-    const colors = await palette(
-      colorEnabled(ownDeps.io.stderrIsTTY, ownDeps.env, !argv.includes('--no-color')),
-    );
+    // A usage error can come before commander has parsed --json: argv said it already.
+    const json = state.session?.globals.json ?? args.json;
+    const colors = await palette(colorEnabled(ownDeps.io.stderrIsTTY, ownDeps.env, args.color));
     if (!(error instanceof CommanderError && error.code === 'commander.help')) {
       writeError(
         report,
@@ -72,29 +83,8 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
   }
 }
 
-function wantsJson(argv: readonly string[]): boolean {
-  const end = argv.indexOf('--');
-  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
-}
-
 function envSecrets(deps: Deps): string[] {
   return deps.env.PETS_API_KEY ? [deps.env.PETS_API_KEY] : [];
-}
-
-/**
- * The first Ctrl-C, SIGTERM or SIGHUP (a dropped ssh session) cancels what is under way; a
- * second one exits at once.
- */
-function onInterrupt(stop: AbortController, interrupted: () => Error): () => void {
-  const handler = () => {
-    if (stop.signal.aborted) process.exit(130);
-    stop.abort(interrupted());
-  };
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  for (const signal of signals) process.on(signal, handler);
-  return () => {
-    for (const signal of signals) process.off(signal, handler);
-  };
 }
 
 /** A read whose output nobody reads any more is done: end quietly, not on EPIPE. */

@@ -1,3 +1,4 @@
+import { bar } from '../output/bar.js';
 import { formatDuration, type Clock } from '../core/clock.js';
 import type { Waiter } from '../ratelimit/gate.js';
 import type { Output } from '../cmd/deps.js';
@@ -17,8 +18,6 @@ export interface ProgressStats {
   recentRate?: number;
 }
 
-const BAR_WIDTH = 20;
-
 /**
  * One line: done/total, a bar, the rate of records sent, the time left, and any wait for the
  * rate limit. Skipped records count as done but not in the rate, or a resumed run would
@@ -31,10 +30,7 @@ export function renderProgress(stats: ProgressStats): string {
   const parts: string[] = [];
   if (stats.total !== undefined && stats.total > 0) {
     const share = Math.min(1, stats.done / stats.total);
-    const filled = Math.round(share * BAR_WIDTH);
-    parts.push(
-      `${stats.done}/${stats.total} [${'#'.repeat(filled)}${'.'.repeat(BAR_WIDTH - filled)}] ${Math.floor(share * 100)}%`,
-    );
+    parts.push(`${stats.done}/${stats.total} ${bar(share)} ${Math.floor(share * 100)}%`);
   } else {
     parts.push(`${stats.done} done`);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cmd/root.js';
 import { createDeps } from '../../src/runtime/wiring.js';
 import { complete, formatCandidates } from '../../src/completion/complete.js';
+import { HELP_TOPICS } from '../../src/cmd/help/help.js';
 import { captureIo } from '../helpers/io.js';
 
 const program = buildProgram(
@@ -16,7 +17,9 @@ function words(line: string): string[] {
 }
 
 function values(line: string, profiles: readonly string[] = PROFILES): string[] {
-  return complete(program, words(line), { profiles: () => profiles }).map((c) => c.value);
+  return complete(program, words(line), { profiles: () => profiles, helpTopics: HELP_TOPICS }).map(
+    (c) => c.value,
+  );
 }
 
 const sorted = (list: readonly string[]) => [...list].sort();
@@ -82,7 +85,7 @@ describe('commands and subcommands', () => {
   });
 
   it('gives commands with their descriptions', () => {
-    const [list] = complete(program, ['li'], { profiles: () => [] });
+    const [list] = complete(program, ['li'], { profiles: () => [], helpTopics: HELP_TOPICS });
     expect(list).toEqual({ value: 'list', description: 'list pets, optionally by status' });
   });
 
@@ -167,7 +170,10 @@ describe('flags', () => {
   });
 
   it('gives flags with their descriptions', () => {
-    const [status] = complete(program, ['list', '--st'], { profiles: () => [] });
+    const [status] = complete(program, ['list', '--st'], {
+      profiles: () => [],
+      helpTopics: HELP_TOPICS,
+    });
     expect(status?.description).toMatch(/\(available, pending, sold\)/);
   });
 });
@@ -233,6 +239,7 @@ describe('profile names', () => {
         reads++;
         return PROFILES;
       },
+      helpTopics: HELP_TOPICS,
     };
     complete(program, words('list --status '), sources);
     complete(program, words('li'), sources);

@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { COMMAND_NAMES, VALUED_OPTIONS, runKind } from '../../src/runtime/argv.js';
-import { buildProgram } from '../../src/cmd/root.js';
+import { readArgs, runKind } from '../../src/runtime/argv.js';
+import { buildProgram, commandTable } from '../../src/cmd/root.js';
 import { createDeps } from '../../src/runtime/wiring.js';
 import { captureIo } from '../helpers/io.js';
+
+const table = commandTable();
+const argsOf = (words: readonly string[]) => readArgs(['node', 'pets', ...words], table);
+const COMMAND_NAMES = table.commands.flatMap(({ names }) => names);
 
 describe('runKind', () => {
   it.each([
@@ -20,10 +24,10 @@ describe('runKind', () => {
     [['lst'], 'pets'],
     [['__complete', 'pets', 'li'], '__complete'],
   ])('%j is a %s run', (words, kind) => {
-    expect(runKind(words)).toBe(kind);
+    expect(runKind(argsOf(words))).toBe(kind);
   });
 
-  it('knows every top-level command the program has', () => {
+  it('knows every top-level command and valued global option the program has', () => {
     const program = buildProgram(
       createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
       {},
@@ -32,27 +36,21 @@ describe('runKind', () => {
       [...COMMAND_NAMES].sort(),
     );
     const valued = program.options.filter((option) => option.required || option.optional);
-    expect(valued.map((option) => option.long).sort()).toEqual([...VALUED_OPTIONS].sort());
+    expect(valued.map((option) => option.long).sort()).toEqual([...table.valuedOptions].sort());
   });
 });
 
-describe('buildProgram given argv', () => {
+describe('buildProgram given what argv names', () => {
   const commandsFor = (...words: string[]) =>
     buildProgram(
       createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
       {},
-      ['node', 'pets', ...words],
+      argsOf(words),
     ).commands.map((command) => command.name());
 
   it.each([
-    [
-      ['list', '--json'],
-      ['list', 'add', 'get'],
-    ],
-    [
-      ['--profile', 'quota', 'list'],
-      ['list', 'add', 'get'],
-    ],
+    [['list', '--json'], ['list']],
+    [['--profile', 'quota', 'list'], ['list']],
     [['--timeout', '5', '-q', 'quota'], ['quota']],
     [['profile', 'use', 'staging'], ['profile']],
     [

@@ -1,6 +1,6 @@
-import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { examples, type SessionSource } from '../root.js';
+import { examples } from '../shared/help-text.js';
+import type { CommandModule } from '../shared/command.js';
 import { closest } from '../shared/suggest.js';
 
 const TOPICS: Record<string, string> = {
@@ -46,39 +46,45 @@ export const HELP_TOPICS: readonly string[] = Object.keys(TOPICS);
  * Replaces commander's help command so that, besides `pets help <command>`, there are
  * topics that belong to no command: exit codes and environment variables.
  */
-export function registerHelpCommand(program: Command, session: SessionSource): void {
-  program.helpCommand(false);
-  program
-    .command('help')
-    .description('help on a command, or a topic: exit-codes, environment')
-    .addHelpText(
-      'before',
-      examples('pets help list', 'pets help exit-codes', 'pets help environment'),
-    )
-    .argument('[topic...]', 'a command (e.g. "profile set") or a topic')
-    .action((words: string[]) => {
-      const run = session();
-      const topic = TOPICS[words.join(' ')];
-      if (topic !== undefined) {
-        run.print(topic);
-        return;
-      }
-      let command = program;
-      for (const [index, word] of words.entries()) {
-        const next = command.commands.find((c) => c.name() === word || c.aliases().includes(word));
-        if (!next) {
-          const names = [...command.commands.map((c) => c.name()), ...HELP_TOPICS];
-          const meant = closest(word, names);
-          throw new UsageError(
-            `there is no help for "${words.join(' ')}"` +
-              (meant ? ` (Did you mean pets help ${words.with(index, meant).join(' ')}?)` : ''),
-            {
-              hint: `Topics: ${HELP_TOPICS.join(', ')}; or a command, as in \`pets help list\`.`,
-            },
-          );
+export const helpCommand: CommandModule = {
+  names: ['help'],
+  callsApi: false,
+  define(program, session) {
+    program.helpCommand(false);
+    program
+      .command('help')
+      .description('help on a command, or a topic: exit-codes, environment')
+      .addHelpText(
+        'before',
+        examples('pets help list', 'pets help exit-codes', 'pets help environment'),
+      )
+      .argument('[topic...]', 'a command (e.g. "profile set") or a topic')
+      .action((words: string[]) => {
+        const run = session();
+        const topic = TOPICS[words.join(' ')];
+        if (topic !== undefined) {
+          run.print(topic);
+          return;
         }
-        command = next;
-      }
-      command.outputHelp();
-    });
-}
+        let command = program;
+        for (const [index, word] of words.entries()) {
+          const next = command.commands.find(
+            (c) => c.name() === word || c.aliases().includes(word),
+          );
+          if (!next) {
+            const names = [...command.commands.map((c) => c.name()), ...HELP_TOPICS];
+            const meant = closest(word, names);
+            throw new UsageError(
+              `there is no help for "${words.join(' ')}"` +
+                (meant ? ` (Did you mean pets help ${words.with(index, meant).join(' ')}?)` : ''),
+              {
+                hint: `Topics: ${HELP_TOPICS.join(', ')}; or a command, as in \`pets help list\`.`,
+              },
+            );
+          }
+          command = next;
+        }
+        command.outputHelp();
+      });
+  },
+};

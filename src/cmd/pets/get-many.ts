@@ -1,5 +1,5 @@
 import type { DeprecationHeaders, PetsApi } from '../../api/client.js';
-import type { Pet } from '../../api/contract.js';
+import { parseInt64, type Pet } from '../../api/contract.js';
 import { runBatch } from '../../batch/run-batch.js';
 import { NotFoundError, PetsError, errorJson, type ErrorJson } from '../../core/errors.js';
 
@@ -85,4 +85,18 @@ export async function getPets(
   });
   if (end.stoppedBy !== undefined && !(end.stoppedBy instanceof PetsError)) throw end.stoppedBy;
   return end.stoppedBy ? { ...result, stoppedBy: end.stoppedBy } : result;
+}
+
+/** One id per line, streamed; blank lines are skipped, anything else that is not an int64 is reported. */
+export async function* readIds(stdin: NodeJS.ReadableStream): AsyncIterable<IdInput> {
+  // Loaded here: `pets get` with ids as arguments does not need readline.
+  const { createInterface } = await import('node:readline');
+  const lines = createInterface({ input: stdin, crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text.trim() === '') continue;
+    const id = parseInt64(text.trim());
+    yield id === undefined ? { line, problem: 'not an int64 pet id' } : { line, id };
+  }
 }

@@ -1,5 +1,10 @@
 import type { ListQuery, PetsApi } from '../../api/client.js';
 import type { Pet } from '../../api/contract.js';
+import { LIST_LIMIT, PET_STATUSES, type PetStatus } from '../../api/contract.js';
+import { choiceOption, parseLimit, parseStatus } from '../shared/arguments.js';
+import type { CommandModule } from '../shared/command.js';
+import { examples } from '../shared/help-text.js';
+import type { Session } from '../shared/session.js';
 
 export async function listPets(
   query: ListQuery,
@@ -7,3 +12,53 @@ export async function listPets(
 ): Promise<Pet[]> {
   return deps.api.listPets(query, { signal: deps.signal });
 }
+
+/**
+ * The API has no paging beyond --limit: a full page may hide more pets, which a person at a
+ * terminal should not mistake for all of them.
+ */
+async function fullPageHint(run: Session, shown: number, limit: number | undefined) {
+  const page = limit ?? LIST_LIMIT.default;
+  if (!run.showsHints || shown === 0 || shown < page) return;
+  const { dim } = await run.stderrColors();
+  run.deps.io.stderr.write(
+    `${dim(
+      page < LIST_LIMIT.max
+        ? `Showing ${shown}, a full page: more may exist. --limit goes up to ${LIST_LIMIT.max}.`
+        : `Showing ${shown}, the most one request returns: more may exist. Narrow with --status.`,
+    )}\n`,
+  );
+}
+
+export const listCommand: CommandModule = {
+  names: ['list'],
+  callsApi: true,
+  define(program, session) {
+    program
+      .command('list')
+      .description('list pets, optionally by status')
+      .option('--limit <1-100>', 'how many pets at most (server default 20)', parseLimit)
+      .addOption(
+        choiceOption('--status <status>', 'only pets with this status', PET_STATUSES, parseStatus),
+      )
+      .addHelpText(
+        'before',
+        examples(
+          'pets list',
+          'pets list --status available --limit 100',
+          "pets list --json | jq -r '.[].name'",
+        ),
+      )
+      .action(async (options: { limit?: number; status?: PetStatus }) => {
+        const run = session();
+        const target = await run.target();
+        await run.environmentLine(target);
+        const api = await run.api(target);
+        const pets = await listPets(options, { api, signal: run.deps.signal });
+        await run.printPets(pets);
+        // With --json, [] says it all; a notice would be noise for the script.
+        if (pets.length === 0 && run.mode !== 'json') run.notice('No pets found.');
+        if (run.mode !== 'json') await fullPageHint(run, pets.length, options.limit);
+      });
+  },
+};

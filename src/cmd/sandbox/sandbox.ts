@@ -1,4 +1,3 @@
-import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { escapeForTerminal } from '../../output/terminal-text.js';
 import type { SandboxAnswer } from '../../sandbox/index.js';
@@ -10,7 +9,8 @@ import {
   parsePort,
   parsePositiveInteger,
 } from '../shared/arguments.js';
-import { examples, type SessionSource } from '../root.js';
+import { examples } from '../shared/help-text.js';
+import type { CommandModule } from '../shared/command.js';
 import type { Session } from '../shared/session.js';
 
 const PLAN_NAMES = ['free', 'pro', 'business', 'unlimited'] as const;
@@ -63,89 +63,93 @@ interface SandboxFlags {
   saveProfile: string | false;
 }
 
-export function registerSandboxCommand(program: Command, session: SessionSource): void {
-  program
-    .command('sandbox')
-    .description('run a local server of the API v1, with keys, plans and rate limits')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <n>', 'port to listen on (0 picks a free one)', parsePort, 0)
-    .addOption(
-      choiceOption('--plan <plan>', 'rate-limit plan', PLAN_NAMES, parsePlan).default('free'),
-    )
-    .option('--rpm <n>', 'requests per minute, overriding the plan', parsePositiveInteger)
-    .option('--rpd <n>', 'requests per day, overriding the plan', parsePositiveInteger)
-    .option('--seed <n>', 'start with n sample pets when the store is empty', parseCount, 0)
-    .option('--first-id <int64>', 'the first id to assign (try 9007199254740993)', parseId)
-    .option('--data <file>', 'keep the pets in this JSON file across restarts')
-    .option('--key <key>', 'the API key to accept (default: a new random key)')
-    .option('--save-profile <name>', 'save the base URL and key as this profile', 'sandbox')
-    .option('--no-save-profile', 'do not save a profile')
-    .addHelpText(
-      'before',
-      examples(
-        'pets sandbox --seed 10',
-        'pets sandbox --plan pro --port 8080 --data pets.json',
-        'pets --profile sandbox list',
-      ),
-    )
-    .action(async (flags: SandboxFlags) => {
-      const run = session();
-      const { startSandbox } = await import('../../sandbox/index.js');
-      // One line per request for a person watching; none in a pipe, with --quiet or --json.
-      const log = run.showsProgress && run.mode !== 'json' ? await requestLogger(run) : undefined;
-      const sandbox = await startSandbox({
-        host: flags.host,
-        port: flags.port,
-        plan: flags.plan,
-        rpm: flags.rpm,
-        rpd: flags.rpd,
-        seed: flags.seed,
-        firstId: flags.firstId,
-        dataFile: flags.data,
-        key: flags.key,
-        onAnswer: log && ((answer) => log(answer)),
-      }).catch((error: unknown) => {
-        throw listenProblem(error, flags) ?? error;
-      });
-      try {
-        let profile: string | null = null;
-        if (flags.saveProfile !== false) {
-          const [{ checkProfileName }, { checkBaseUrl }] = await Promise.all([
-            import('../../config/store.js'),
-            import('../../config/base-url.js'),
-          ]);
-          profile = checkProfileName(flags.saveProfile);
-          const baseUrl = checkBaseUrl(sandbox.baseUrl, 'the sandbox address');
-          const config = await run.config();
-          await config.update((data) => {
-            data.profiles[profile as string] = { baseUrl, apiKey: sandbox.key };
-          });
-        }
-        const limits = (n: number | null, per: string) =>
-          n === null ? `unlimited/${per}` : `${n}/${per}`;
-        if (run.mode === 'json') {
-          const { renderJson } = await import('../../output/render-json.js');
-          const { baseUrl, key, plan, rpm, rpd } = sandbox;
-          run.print(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
-        } else {
-          run.print(
-            `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
-              `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
-              `Key: ${sandbox.key}\n`,
+export const sandboxCommand: CommandModule = {
+  names: ['sandbox'],
+  callsApi: false,
+  define(program, session) {
+    program
+      .command('sandbox')
+      .description('run a local server of the API v1, with keys, plans and rate limits')
+      .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--port <n>', 'port to listen on (0 picks a free one)', parsePort, 0)
+      .addOption(
+        choiceOption('--plan <plan>', 'rate-limit plan', PLAN_NAMES, parsePlan).default('free'),
+      )
+      .option('--rpm <n>', 'requests per minute, overriding the plan', parsePositiveInteger)
+      .option('--rpd <n>', 'requests per day, overriding the plan', parsePositiveInteger)
+      .option('--seed <n>', 'start with n sample pets when the store is empty', parseCount, 0)
+      .option('--first-id <int64>', 'the first id to assign (try 9007199254740993)', parseId)
+      .option('--data <file>', 'keep the pets in this JSON file across restarts')
+      .option('--key <key>', 'the API key to accept (default: a new random key)')
+      .option('--save-profile <name>', 'save the base URL and key as this profile', 'sandbox')
+      .option('--no-save-profile', 'do not save a profile')
+      .addHelpText(
+        'before',
+        examples(
+          'pets sandbox --seed 10',
+          'pets sandbox --plan pro --port 8080 --data pets.json',
+          'pets --profile sandbox list',
+        ),
+      )
+      .action(async (flags: SandboxFlags) => {
+        const run = session();
+        const { startSandbox } = await import('../../sandbox/index.js');
+        // One line per request for a person watching; none in a pipe, with --quiet or --json.
+        const log = run.showsProgress && run.mode !== 'json' ? await requestLogger(run) : undefined;
+        const sandbox = await startSandbox({
+          host: flags.host,
+          port: flags.port,
+          plan: flags.plan,
+          rpm: flags.rpm,
+          rpd: flags.rpd,
+          seed: flags.seed,
+          firstId: flags.firstId,
+          dataFile: flags.data,
+          key: flags.key,
+          onAnswer: log && ((answer) => log(answer)),
+        }).catch((error: unknown) => {
+          throw listenProblem(error, flags) ?? error;
+        });
+        try {
+          let profile: string | null = null;
+          if (flags.saveProfile !== false) {
+            const [{ checkProfileName }, { checkBaseUrl }] = await Promise.all([
+              import('../../config/store.js'),
+              import('../../config/base-url.js'),
+            ]);
+            profile = checkProfileName(flags.saveProfile);
+            const baseUrl = checkBaseUrl(sandbox.baseUrl, 'the sandbox address');
+            const config = await run.config();
+            await config.update((data) => {
+              data.profiles[profile as string] = { baseUrl, apiKey: sandbox.key };
+            });
+          }
+          const limits = (n: number | null, per: string) =>
+            n === null ? `unlimited/${per}` : `${n}/${per}`;
+          if (run.mode === 'json') {
+            const { renderJson } = await import('../../output/render-json.js');
+            const { baseUrl, key, plan, rpm, rpd } = sandbox;
+            run.print(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
+          } else {
+            run.print(
+              `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
+                `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
+                `Key: ${sandbox.key}\n`,
+            );
+            if (profile)
+              run.notice(`Saved as profile "${profile}". Try: pets --profile ${profile} list`);
+            run.notice('Press Ctrl-C to stop.');
+          }
+          await new Promise((resolve) =>
+            run.deps.signal.addEventListener('abort', resolve, { once: true }),
           );
-          if (profile)
-            run.notice(`Saved as profile "${profile}". Try: pets --profile ${profile} list`);
-          run.notice('Press Ctrl-C to stop.');
+        } finally {
+          await sandbox.close();
         }
-        await new Promise((resolve) =>
-          run.deps.signal.addEventListener('abort', resolve, { once: true }),
-        );
-      } finally {
-        await sandbox.close();
-      }
-      const answered = sandbox.requestLog.length;
-      if (run.mode !== 'json') {
-        run.notice(`Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`);
-      }
-    });
-}
+        const answered = sandbox.requestLog.length;
+        if (run.mode !== 'json') {
+          run.notice(`Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`);
+        }
+      });
+  },
+};

@@ -183,3 +183,6 @@ export class Session {
     });
   }
 }
+
+/** The run's session, made on first use once commander has parsed the global options. */
+export type SessionSource = () => Session;

@@ -1,6 +1,4 @@
-import { parseInt64 } from '../../api/contract.js';
-import type { IdInput } from './get-many.js';
-import { InterruptedError, UsageError } from '../../core/errors.js';
+import { InterruptedError, UsageError } from '../core/errors.js';
 
 const MAX_STDIN_BYTES = 16 * 1024 * 1024;
 
@@ -8,7 +6,7 @@ const MAX_STDIN_BYTES = 16 * 1024 * 1024;
  * Reads all of stdin as text, refusing more than a sane amount. `signal` (Ctrl-C) ends the
  * read at once: on a terminal nothing else would, until Ctrl-D.
  */
-export function readAll(
+export function readStdin(
   stdin: NodeJS.ReadableStream,
   maxBytes = MAX_STDIN_BYTES,
   signal?: AbortSignal,
@@ -39,18 +37,4 @@ export function readAll(
     stdin.once('end', onEnd);
     stdin.once('error', stop);
   });
-}
-
-/** One id per line, streamed; blank lines are skipped, anything else that is not an int64 is reported. */
-export async function* readIds(stdin: NodeJS.ReadableStream): AsyncIterable<IdInput> {
-  // Loaded here: this module is part of every run's command definitions, readline is not.
-  const { createInterface } = await import('node:readline');
-  const lines = createInterface({ input: stdin, crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of lines) {
-    line++;
-    if (text.trim() === '') continue;
-    const id = parseInt64(text.trim());
-    yield id === undefined ? { line, problem: 'not an int64 pet id' } : { line, id };
-  }
 }

@@ -1,47 +1,50 @@
-import type { Command } from 'commander';
+import type { CommandModule } from '../shared/command.js';
 import type { DeprecationHeaders } from '../../api/client.js';
 import { GET_PET_REMOVAL_DATE, type Pet } from '../../api/contract.js';
-import type { GetOutcome, IdInput } from './get-many.js';
+import { getPets, readIds, type GetOutcome, type IdInput } from './get-many.js';
 import { UsageError } from '../../core/errors.js';
 import { escapeForTerminal } from '../../output/terminal-text.js';
 import { parseId } from '../shared/arguments.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
 import { deprecationNotice } from '../../terminal/deprecation-notice.js';
-import { examples, type SessionSource } from '../root.js';
-import { readIds } from './read-ids.js';
+import { examples } from '../shared/help-text.js';
 import type { Session } from '../shared/session.js';
 
-export function registerGetCommand(program: Command, session: SessionSource): void {
-  program
-    .command('get')
-    .description(`show pets by id (deprecated API operation, removed ${GET_PET_REMOVAL_DATE})`)
-    .argument('<petId...>', 'one or more ids, or - to read one id per line from stdin')
-    .addHelpText(
-      'before',
-      examples(
-        'pets get 42',
-        'pets get 42 43 44 --json',
-        "pets list --json | jq '.[].id' | pets get - --json",
-      ),
-    )
-    .action(async (args: string[]) => {
-      const run = session();
-      const fromStdin = args.length === 1 && args[0] === '-';
-      const ids = fromStdin ? [] : parseIdArguments(args);
-      await run.environmentLine(await run.target());
-      let deprecation: DeprecationHeaders = {};
-      try {
-        if (ids.length === 1 && ids[0] !== undefined) {
-          deprecation = await getOne(run, ids[0]);
-        } else {
-          const inputs = fromStdin ? readIds(run.deps.io.stdin) : listed(ids);
-          deprecation = await getMany(run, inputs);
+export const getCommand: CommandModule = {
+  names: ['get'],
+  callsApi: true,
+  define(program, session) {
+    program
+      .command('get')
+      .description(`show pets by id (deprecated API operation, removed ${GET_PET_REMOVAL_DATE})`)
+      .argument('<petId...>', 'one or more ids, or - to read one id per line from stdin')
+      .addHelpText(
+        'before',
+        examples(
+          'pets get 42',
+          'pets get 42 43 44 --json',
+          "pets list --json | jq '.[].id' | pets get - --json",
+        ),
+      )
+      .action(async (args: string[]) => {
+        const run = session();
+        const fromStdin = args.length === 1 && args[0] === '-';
+        const ids = fromStdin ? [] : parseIdArguments(args);
+        await run.environmentLine(await run.target());
+        let deprecation: DeprecationHeaders = {};
+        try {
+          if (ids.length === 1 && ids[0] !== undefined) {
+            deprecation = await getOne(run, ids[0]);
+          } else {
+            const inputs = fromStdin ? readIds(run.deps.io.stdin) : listed(ids);
+            deprecation = await getMany(run, inputs);
+          }
+        } finally {
+          await warnDeprecated(run, deprecation);
         }
-      } finally {
-        await warnDeprecated(run, deprecation);
-      }
-    });
-}
+      });
+  },
+};
 
 function parseIdArguments(args: string[]): bigint[] {
   return args.map((arg) => {
@@ -67,8 +70,7 @@ async function getOne(run: Session, id: bigint): Promise<DeprecationHeaders> {
 
 /** Several ids: NDJSON as they come with --json, else a table once all are in. */
 async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<DeprecationHeaders> {
-  const [{ getPets }, { renderBatchLine }, api] = await Promise.all([
-    import('./get-many.js'),
+  const [{ renderBatchLine }, api] = await Promise.all([
     import('../../output/render-json.js'),
     run.api(),
   ]);

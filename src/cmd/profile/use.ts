@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import {
+  savedProfile,
+  unknownProfile,
+  warnOverrides,
+  type ConfigDeps,
+  type ProfileSummary,
+} from './view.js';
+import { examples } from '../shared/help-text.js';
+import type { SessionSource } from '../shared/session.js';
+
+export async function useProfile(name: string, deps: ConfigDeps): Promise<ProfileSummary> {
+  await deps.config.update((data) => {
+    if (!(name in data.profiles)) throw unknownProfile(name);
+    data.activeProfile = name;
+  });
+  return savedProfile(name, deps);
+}
+
+export function defineUse(profile: Command, session: SessionSource): void {
+  profile
+    .command('use')
+    .description('make a profile the active one')
+    .addHelpText('before', examples('pets profile use staging', 'pets --profile production list'))
+    .argument('<name>', 'profile name')
+    .action(async (name: string) => {
+      const run = session();
+      const used = await useProfile(name, { config: await run.config() });
+      run.notice(`Now using profile "${used.name}" (${used.baseUrl ?? 'no base URL yet'}).`);
+      await warnOverrides(run, used.name);
+    });
+}

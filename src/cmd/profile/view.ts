@@ -1,0 +1,157 @@
+import { keyHint } from '../../config/key-hint.js';
+import type { Env } from '../../config/paths.js';
+import {
+  chooseProfileWithSource,
+  effectiveSettings,
+  type ChosenProfile,
+  type SettingSource,
+} from '../../config/resolve-target.js';
+import { isProtected, type ConfigStore } from '../../config/store.js';
+import { UsageError } from '../../core/errors.js';
+import type { Column } from '../../output/render.js';
+import type { Session } from '../shared/session.js';
+
+/** A profile as commands would use it now: environment variables applied. */
+export interface ProfileSummary {
+  name: string;
+  /** Whether commands use this profile now (--profile, PETS_PROFILE or the active profile). */
+  active: boolean;
+  /** What made it the one in use; null when it is not. */
+  activeSource: SettingSource | null;
+  baseUrl: string | null;
+  baseUrlSource: 'environment' | 'config' | null;
+  /** The key as shown to people: its last 4 characters at most. */
+  key: string;
+  keySource: 'environment' | 'config' | null;
+  protected: boolean;
+}
+
+export type ConfigDeps = { config: ConfigStore };
+/** What decides the profile in use and overrides its settings: --profile and the environment. */
+export type ViewDeps = ConfigDeps & { env: Env; profileFlag?: string };
+
+/** The profile commands use now, or undefined when --profile or PETS_PROFILE names none. */
+export function profileInUse(deps: ViewDeps): ChosenProfile | undefined {
+  try {
+    return chooseProfileWithSource(deps.config.read(), deps.profileFlag, deps.env);
+  } catch {
+    return undefined;
+  }
+}
+
+export function unknownProfile(name: string): UsageError {
+  return new UsageError(`there is no profile named "${name}"`, {
+    hint: `See \`pets profile list\`, or create it with \`pets profile set ${name} --base-url <url>\`.`,
+  });
+}
+
+export function listProfiles(deps: ViewDeps): ProfileSummary[] {
+  const data = deps.config.read();
+  const inUse = profileInUse(deps);
+  return Object.entries(data.profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, profile]) => {
+      const settings = effectiveSettings(data, name, deps.env);
+      const active = name === inUse?.name;
+      return {
+        name,
+        active,
+        activeSource: active ? inUse.source : null,
+        baseUrl: settings.baseUrl ?? null,
+        baseUrlSource: settings.baseUrlSource,
+        key: keyHint(settings.apiKey),
+        keySource: settings.keySource,
+        protected: isProtected(name, profile),
+      };
+    });
+}
+
+export function showProfile(name: string, deps: ViewDeps): ProfileSummary {
+  const summary = listProfiles(deps).find((profile) => profile.name === name);
+  if (!summary) throw unknownProfile(name);
+  return summary;
+}
+
+/** A profile as saved in the config, without the environment's overrides. */
+export function savedProfile(name: string, deps: ConfigDeps): ProfileSummary {
+  return showProfile(name, { config: deps.config, env: {} });
+}
+
+/**
+ * Profiles' columns. On a terminal a value the environment set names its variable; TSV keeps
+ * the bare values for scripts (--json has the sources as fields).
+ */
+function profileColumns(mode: 'table' | 'tsv'): readonly Column<ProfileSummary>[] {
+  const withSource = (value: string, source: string | null, variable: string) =>
+    mode === 'table' && source === 'environment' ? `${value} (${variable})` : value;
+  return [
+    {
+      title: 'ACTIVE',
+      text: (p) => (p.active ? '*' : ''),
+      color: (_p, text, colors) => colors.green(text),
+    },
+    { title: 'NAME', text: (p) => p.name },
+    {
+      title: 'BASE URL',
+      text: (p) => withSource(p.baseUrl ?? '(not set)', p.baseUrlSource, 'PETS_BASE_URL'),
+    },
+    { title: 'KEY', text: (p) => withSource(p.key, p.keySource, 'PETS_API_KEY') },
+    { title: 'PROTECTED', text: (p) => (p.protected ? 'yes' : '') },
+  ];
+}
+
+const FROM: Record<SettingSource, (setting: string) => string> = {
+  flag: () => 'from --profile',
+  environment: (variable) => `from ${variable}`,
+  config: () => 'from the config',
+};
+
+function profileFields(p: ProfileSummary): Array<[string, string]> {
+  const from = (source: SettingSource | null, variable: string) =>
+    source ? ` (${FROM[source](variable)})` : '';
+  return [
+    ['name', p.name],
+    ['in use', p.active ? `yes${from(p.activeSource, 'PETS_PROFILE')}` : 'no'],
+    ['base url', `${p.baseUrl ?? '(not set)'}${from(p.baseUrlSource, 'PETS_BASE_URL')}`],
+    ['key', `${p.key}${from(p.keySource, 'PETS_API_KEY')}`],
+    ['protected', p.protected ? 'yes' : 'no'],
+  ];
+}
+
+export async function printProfiles(run: Session, profiles: ProfileSummary[], asFields: boolean) {
+  if (run.mode === 'json') return run.printJson(asFields ? profiles[0] : profiles);
+  const { renderRows, renderFields } = await import('../../output/render.js');
+  const colors = await run.stdoutColors();
+  if (asFields && profiles[0] && run.mode === 'table') {
+    run.print(renderFields(profileFields(profiles[0]), run.mode, colors));
+  } else {
+    run.print(
+      await renderRows(profileColumns(run.mode), profiles, run.mode, colors, run.tableWidth),
+    );
+  }
+}
+
+/**
+ * Warnings for what the environment (or --profile) changes behind the config's back: the
+ * profile in use, its address, its key. `activeName` is the config's active profile.
+ */
+export async function warnOverrides(run: Session, activeName: string): Promise<void> {
+  const { env } = run.deps;
+  const chosenBy =
+    run.globals.profile !== undefined
+      ? `--profile ${run.globals.profile}`
+      : env.PETS_PROFILE
+        ? `PETS_PROFILE=${env.PETS_PROFILE}`
+        : undefined;
+  const chosen = run.globals.profile ?? (env.PETS_PROFILE || undefined);
+  if (chosenBy && chosen !== activeName) {
+    await run.warn(
+      `${chosenBy} overrides the active profile "${activeName}": commands use "${chosen}"` +
+        (run.globals.profile === undefined ? ' until PETS_PROFILE is unset.' : '.'),
+    );
+  }
+  if (env.PETS_BASE_URL) {
+    await run.warn("PETS_BASE_URL is set and overrides every profile's base URL.");
+  }
+  if (env.PETS_API_KEY) await run.warn("PETS_API_KEY is set and overrides every profile's key.");
+}
