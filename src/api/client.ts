@@ -8,24 +8,13 @@ import {
 import { redact } from '../core/redact.js';
 import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
 import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
+import type { ApiTarget } from '../config/resolve-target.js';
 import type { GateState } from '../ratelimit/policy.js';
 import type { NewPet, Pet, PetStatus } from './contract.js';
 import { withCreateOutcome } from './create-outcome.js';
 import { ContractViolation, readErrorBody, readPet, readPets } from './validate.js';
 
 /** Where requests go and as whom: the resolved profile. */
-export interface ApiTarget {
-  profile: string;
-  /** What chose the profile: --profile, PETS_PROFILE or the config's active profile. */
-  profileSource?: 'flag' | 'environment' | 'config';
-  baseUrl: string;
-  baseUrlSource?: 'environment' | 'config';
-  apiKey: string;
-  keySource: 'environment' | 'config';
-  /** Creates on this profile show a badge, and batches ask first. */
-  protected: boolean;
-}
-
 export interface PetsApiOptions {
   target: ApiTarget;
   send: HttpSender;

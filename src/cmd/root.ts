@@ -1,10 +1,9 @@
 import { Command } from 'commander';
 import { packageVersion } from '../core/version.js';
-import type { CommandTable, RunArgs } from '../runtime/argv.js';
 import { apiCommand } from './api/api.js';
 import { authCommand } from './auth/auth.js';
 import { completionCommand } from './completion/completion.js';
-import type { Deps } from './deps.js';
+import type { Deps } from './shared/deps.js';
 import { helpCommand } from './help/help.js';
 import { addCommand } from './pets/add.js';
 import { getCommand } from './pets/get.js';
@@ -13,7 +12,7 @@ import { profileCommand } from './profile/profile.js';
 import { quotaCommand } from './quota/quota.js';
 import { sandboxCommand } from './sandbox/sandbox.js';
 import { parseNonNegativeSeconds, parseSeconds } from './shared/arguments.js';
-import type { CommandModule } from './shared/command.js';
+import type { CommandModule, CommandTable } from './shared/command.js';
 import { examples } from './shared/help-text.js';
 import { Session, type GlobalOptions, type SessionSource } from './shared/session.js';
 
@@ -40,11 +39,11 @@ export const COMMANDS: readonly CommandModule[] = [
 const NEED_ALL = new Set(['help', '__complete']);
 
 /**
- * The program, with every command, or given what the command line names (`args`), with only
- * that command: a run pays to define just the command it runs. A run that names none
+ * The program, with every command, or given the command a run names, with only
+ * that command (runtime/argv.ts reads it): a run pays to define just the command it runs. A run that names none
  * (--help, a typo) gets them all.
  */
-export function buildProgram(deps: Deps, state: RunState, args?: RunArgs): Command {
+export function buildProgram(deps: Deps, state: RunState, named?: string): Command {
   const program = withGlobalOptions(new Command('pets'));
   program
     // Every command's help lists the global options too, as gh lists inherited flags.
@@ -70,7 +69,6 @@ export function buildProgram(deps: Deps, state: RunState, args?: RunArgs): Comma
     state.session ??= new Session(deps, program.opts<GlobalOptions>());
     return state.session;
   };
-  const named = args?.command;
   const only = named && !NEED_ALL.has(named) && COMMANDS.find(({ names }) => names.includes(named));
   for (const command of only ? [only] : COMMANDS) command.define(program, session);
   program.addHelpText(

@@ -1,9 +1,21 @@
-import type { ApiTarget } from '../api/client.js';
 import { AuthError, UsageError } from '../core/errors.js';
 import { checkBaseUrl } from './base-url.js';
 import { keyProblem } from './key-check.js';
 import type { Env } from './paths.js';
 import { isProtected, type ConfigData } from './store.js';
+
+/** The server and key a command talks to, and where each came from. */
+export interface ApiTarget {
+  profile: string;
+  /** What chose the profile: --profile, PETS_PROFILE or the config's active profile. */
+  profileSource?: 'flag' | 'environment' | 'config';
+  baseUrl: string;
+  baseUrlSource?: 'environment' | 'config';
+  apiKey: string;
+  keySource: 'environment' | 'config';
+  /** Creates on this profile show a badge, and batches ask first. */
+  protected: boolean;
+}
 
 /** Where a setting in use came from. Precedence: flag > environment > config. */
 export type SettingSource = 'flag' | 'environment' | 'config';

@@ -1,11 +1,14 @@
-import { RATE_LIMIT_HEADERS } from '../api/contract.js';
 import { headerValue, type HttpSender } from './types.js';
 
-/** Wraps a sender so each attempt is written to `write` for --debug. The key is never shown. */
+/**
+ * Wraps a sender so each attempt is written to `write` for --debug, with the values of the
+ * `shown` response headers. The key is never shown.
+ */
 export function tracingSender(
   send: HttpSender,
   write: (line: string) => void,
   now: () => number,
+  shown: readonly string[],
 ): HttpSender {
   return async (request) => {
     const started = now();
@@ -15,7 +18,7 @@ export function tracingSender(
     write(`> ${request.method} ${request.url} (${headers})`);
     try {
       const response = await send(request);
-      const quota = Object.values(RATE_LIMIT_HEADERS)
+      const quota = shown
         .map((name) => `${name}=${headerValue(response.headers, name) ?? '-'}`)
         .join(' ');
       const retryAfter = headerValue(response.headers, 'retry-after');

@@ -1,8 +1,6 @@
 import { followAbort } from '../core/abort.js';
-import { readErrorBody } from '../api/validate.js';
 import { clockTime, formatDuration, type Clock } from '../core/clock.js';
 import { InterruptedError, NetworkError, RateLimitError } from '../core/errors.js';
-import { parseJson } from '../json/int64-json.js';
 import type { HttpRequest, HttpResponse, HttpSender } from '../http/types.js';
 import {
   decideSend,
@@ -43,6 +41,8 @@ export interface GateOptions {
   trace?: (line: string) => void;
   /** Takes the key out of server text before it is kept or shown. */
   redact?: (text: string) => string;
+  /** Reads the code (`key_banned`, say) from a 429's body, whose format is the API's. */
+  errorCode?: (body: string) => string | undefined;
 }
 
 /** Why a wait ends early: this process learnt something (a constant, not an error). */
@@ -409,7 +409,7 @@ export class RateGate {
 
   private serverErrorCode(text: string): string | undefined {
     try {
-      const code = readErrorBody(parseJson(text))?.code;
+      const code = this.options.errorCode?.(text);
       return code === undefined ? undefined : (this.options.redact?.(code) ?? code);
     } catch {
       return undefined;

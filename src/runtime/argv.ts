@@ -1,3 +1,5 @@
+import type { CommandTable } from '../cmd/shared/command.js';
+
 /**
  * What the command line says before commander reads it, read once per run: which command to
  * define, how to ready V8 for it, and how to report an error that comes before commander
@@ -11,14 +13,6 @@ export interface RunArgs {
   debug: boolean;
   /** false with --no-color. */
   color: boolean;
-}
-
-/** What reading argv needs to know of the program: made from the command files (cmd/root.ts). */
-export interface CommandTable {
-  /** Each top-level command's names, and whether a run of it sends requests. */
-  commands: ReadonlyArray<{ names: readonly string[]; callsApi: boolean }>;
-  /** The global options that take a value: in `pets --profile quota list`, list is the command. */
-  valuedOptions: readonly string[];
 }
 
 export function readArgs(argv: readonly string[], table: CommandTable): RunArgs {

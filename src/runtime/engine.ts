@@ -1,6 +1,7 @@
 import type { Env } from '../config/paths.js';
 import { useBaselineWasmCompiler } from '../http/parser-flags.js';
-import { callsApi, runKind, type CommandTable, type RunArgs } from './argv.js';
+import type { CommandTable } from '../cmd/shared/command.js';
+import { callsApi, runKind, type RunArgs } from './argv.js';
 import { enableCompileCache } from './compile-cache.js';
 
 /**

@@ -1,5 +1,5 @@
 import { fstatSync, statSync, writeSync } from 'node:fs';
-import type { Output } from '../cmd/deps.js';
+import type { Output } from '../terminal/io.js';
 
 /**
  * Writes text to a file descriptor with plain write(2) calls. process.stdout and

@@ -1,7 +1,8 @@
 import { packageVersion } from '../core/version.js';
-import type { Deps } from '../cmd/deps.js';
+import type { Deps } from '../cmd/shared/deps.js';
 import type { RunState } from '../cmd/root.js';
-import { readArgs, type CommandTable, type RunArgs } from './argv.js';
+import type { CommandTable } from '../cmd/shared/command.js';
+import { readArgs, type RunArgs } from './argv.js';
 import { fdOutput } from './fd-output.js';
 import { onInterrupt } from './signals.js';
 
@@ -53,7 +54,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
   try {
-    await buildProgram(ownDeps, state, args).parseAsync([...argv]);
+    await buildProgram(ownDeps, state, args.command).parseAsync([...argv]);
     return state.session?.exitCode ?? 0;
   } catch (error) {
     if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { ApiTarget } from '../api/client.js';
+import type { ApiTarget } from '../config/resolve-target.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Transport } from '../http/transport.js';
 import type { RateGate } from '../ratelimit/gate.js';
@@ -9,7 +9,8 @@ import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { fdOutput, isTerminal } from './fd-output.js';
 import { redact } from '../core/redact.js';
-import type { Deps, HttpSettings, Io } from '../cmd/deps.js';
+import type { Deps, HttpSettings } from '../cmd/shared/deps.js';
+import type { Io } from '../terminal/io.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -106,6 +107,9 @@ export function createDeps({
         { configDir },
         { normalizedOrigin },
         { keyFingerprint },
+        { RATE_LIMIT_HEADERS },
+        { readErrorBody },
+        { parseJson },
       ] = await Promise.all([
         import('../http/transport.js'),
         import('../api/client.js'),
@@ -116,6 +120,9 @@ export function createDeps({
         import('../config/paths.js'),
         import('../config/base-url.js'),
         import('../config/key-fingerprint.js'),
+        import('../api/contract.js'),
+        import('../api/validate.js'),
+        import('../json/int64-json.js'),
       ]);
       const transport = createTransport({
         timeoutMs: settings.timeoutMs,
@@ -123,7 +130,12 @@ export function createDeps({
       });
       transports.push(transport);
       const send = settings.trace
-        ? tracingSender(transport.send, settings.trace, clock.now)
+        ? tracingSender(
+            transport.send,
+            settings.trace,
+            clock.now,
+            Object.values(RATE_LIMIT_HEADERS),
+          )
         : transport.send;
       // One gate per key and server for the whole process: a 429 seen by one request holds
       // back all, and the state it shares with other pets processes is the key's, whatever
@@ -142,6 +154,7 @@ export function createDeps({
           wait: settings.wait,
           trace: settings.trace,
           redact: (text) => redact(text, [target.apiKey]),
+          errorCode: (body) => readErrorBody(parseJson(body))?.code,
         });
         gates.set(name, gate);
       }

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock.js';
 import type { Waiter } from '../ratelimit/gate.js';
-import type { Output } from '../cmd/deps.js';
+import type { Output } from './io.js';
 
 /**
  * Spends a rate-limit wait showing a countdown on one stderr line ("rate limited, retrying

@@ -1,7 +1,7 @@
 import { bar } from '../output/bar.js';
 import { formatDuration, type Clock } from '../core/clock.js';
 import type { Waiter } from '../ratelimit/gate.js';
-import type { Output } from '../cmd/deps.js';
+import type { Output } from './io.js';
 
 export interface ProgressStats {
   done: number;

@@ -1,6 +1,6 @@
 import type { ReadStream } from 'node:tty';
 import { InterruptedError, UsageError } from '../core/errors.js';
-import type { Output } from '../cmd/deps.js';
+import type { Output } from './io.js';
 
 /**
  * Asks for a secret on the terminal without echoing it. Raw mode is needed so that not even

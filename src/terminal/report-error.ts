@@ -4,7 +4,7 @@ import { PetsError, UsageError } from '../core/errors.js';
 import { stringifyJson } from '../json/int64-json.js';
 import { escapeForTerminal } from '../output/terminal-text.js';
 import { redact } from '../core/redact.js';
-import type { Output } from '../cmd/deps.js';
+import type { Output } from './io.js';
 
 export interface ErrorReport {
   exitCode: number;

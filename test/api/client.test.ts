@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PetsApi, joinUrl, type ApiTarget } from '../../src/api/client.js';
+import { PetsApi, joinUrl } from '../../src/api/client.js';
+import type { ApiTarget } from '../../src/config/resolve-target.js';
 import {
   AuthError,
   NetworkError,

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { Io } from '../../src/cmd/deps.js';
+import type { Io } from '../../src/terminal/io.js';
 
 export interface CapturedIo extends Io {
   out(): string;

@@ -45,7 +45,7 @@ describe('buildProgram given what argv names', () => {
     buildProgram(
       createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
       {},
-      argsOf(words),
+      argsOf(words).command,
     ).commands.map((command) => command.name());
 
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PetsApi } from '../../src/api/client.js';
-import type { Deps } from '../../src/cmd/deps.js';
+import type { Deps } from '../../src/cmd/shared/deps.js';
 import { main } from '../../src/runtime/main.js';
 import { systemClock } from '../../src/core/clock.js';
 import { openConfigStore } from '../../src/config/store.js';

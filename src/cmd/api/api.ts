@@ -1,4 +1,5 @@
-import { joinUrl, type ApiTarget, type PetsApi } from '../../api/client.js';
+import { joinUrl, type PetsApi } from '../../api/client.js';
+import type { ApiTarget } from '../../config/resolve-target.js';
 import { apiPathProblem, isUnderBase } from '../../api/raw-path.js';
 import { UsageError } from '../../core/errors.js';
 import { headerValue, type HttpMethod, type HttpResponse } from '../../http/types.js';

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { ApiTarget, PetsApi } from '../../api/client.js';
+import type { PetsApi } from '../../api/client.js';
+import type { ApiTarget } from '../../config/resolve-target.js';
 import { keyHint } from '../../config/key-hint.js';
 import { sourceName } from '../../config/resolve-target.js';
 import { quotaFields, showQuota } from '../quota/quota.js';

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { RecordResult } from './add-batch.js';
-import type { ApiTarget } from '../../api/client.js';
+import type { ApiTarget } from '../../config/resolve-target.js';
 import { UsageError, type ErrorJson } from '../../core/errors.js';
 import type { Column } from '../../output/render.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';

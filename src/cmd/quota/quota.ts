@@ -1,5 +1,6 @@
 import { bar } from '../../output/bar.js';
-import type { ApiTarget, PetsApi } from '../../api/client.js';
+import type { PetsApi } from '../../api/client.js';
+import type { ApiTarget } from '../../config/resolve-target.js';
 import type { GateState } from '../../ratelimit/policy.js';
 import { clockTime, formatDuration } from '../../core/clock.js';
 import { examples } from '../shared/help-text.js';

@@ -8,3 +8,11 @@ export interface CommandModule {
   readonly callsApi: boolean;
   define(program: Command, session: SessionSource): void;
 }
+
+/** What reading a command line needs to know of the program (runtime/argv.ts). */
+export interface CommandTable {
+  /** Each top-level command's names, and whether a run of it sends requests. */
+  commands: ReadonlyArray<Pick<CommandModule, 'names' | 'callsApi'>>;
+  /** The global options that take a value: in `pets --profile quota list`, list is the command. */
+  valuedOptions: readonly string[];
+}

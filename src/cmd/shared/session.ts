@@ -1,4 +1,5 @@
-import type { ApiTarget, PetsApi } from '../../api/client.js';
+import type { PetsApi } from '../../api/client.js';
+import type { ApiTarget } from '../../config/resolve-target.js';
 import type { Pet } from '../../api/contract.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { Waiter } from '../../ratelimit/gate.js';
@@ -6,7 +7,8 @@ import { colorEnabled, palette, type Palette } from '../../output/color.js';
 import { chooseMode, type OutputMode } from '../../output/mode.js';
 import { escapeForTerminal } from '../../output/terminal-text.js';
 import { redact } from '../../core/redact.js';
-import type { Deps, Io, Output } from '../deps.js';
+import type { Io, Output } from '../../terminal/io.js';
+import type { Deps } from './deps.js';
 
 /** The global options, as commander parsed them. */
 export interface GlobalOptions {

@@ -1,25 +1,12 @@
-import type { PetsApi, ApiTarget } from '../api/client.js';
-import type { Env } from '../config/paths.js';
-import type { Clock } from '../core/clock.js';
-import type { ConfigStore } from '../config/store.js';
-import type { Waiter } from '../ratelimit/gate.js';
+import type { PetsApi } from '../../api/client.js';
+import type { ApiTarget } from '../../config/resolve-target.js';
+import type { Env } from '../../config/paths.js';
+import type { Clock } from '../../core/clock.js';
+import type { ConfigStore } from '../../config/store.js';
+import type { Waiter } from '../../ratelimit/gate.js';
+import type { Io } from '../../terminal/io.js';
 
 export type { Clock };
-
-export interface Output {
-  write(text: string): unknown;
-}
-
-export interface Io {
-  stdout: Output;
-  stderr: Output;
-  stdin: NodeJS.ReadableStream;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-  stdinIsTTY: boolean;
-  /** The terminal's width when stdout is one; tables fit it. */
-  readonly stdoutColumns?: number;
-}
 
 export interface HttpSettings {
   timeoutMs: number;

@@ -1,0 +1,15 @@
+/** Where text goes: stdout or stderr, or a test's capture. */
+export interface Output {
+  write(text: string): unknown;
+}
+
+export interface Io {
+  stdout: Output;
+  stderr: Output;
+  stdin: NodeJS.ReadableStream;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** The terminal's width when stdout is one; tables fit it. */
+  readonly stdoutColumns?: number;
+}

@@ -1,0 +1,137 @@
+// The layout as a rule: which folder of src/ may import which (src/README.md), and no cycle
+// between files. Imports are read from the source, static, dynamic and type-only alike.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+
+/** Each folder may import the folders after it, never one before it. */
+const LAYERS = [
+  'runtime',
+  'cmd',
+  'completion',
+  'terminal',
+  'sandbox',
+  'output',
+  'batch',
+  'api',
+  'ratelimit',
+  'http',
+  'config',
+  'json',
+  'core',
+];
+
+/** Inside cmd/: the root may import the commands, commands may import shared, not back. */
+const CMD_LAYERS = ['root', 'command', 'shared'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+const IMPORT = /(?:import|export)\s[^'"]*?from\s*'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
+
+/** Every file of src/ (relative, as "cmd/pets/list.ts") and the files it imports. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of sourceFiles(SRC)) {
+    const imports = [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) =>
+      relative(SRC, resolve(dirname(file), match[1] ?? match[2]!)).replace(/\.js$/, '.ts'),
+    );
+    graph.set(relative(SRC, file), imports);
+  }
+  return graph;
+}
+
+const graph = importGraph();
+const folderOf = (file: string) => file.split('/')[0]!;
+
+function cmdLayer(file: string): string {
+  if (!file.includes('/', 4)) return 'root';
+  return file.startsWith('cmd/shared/') ? 'shared' : 'command';
+}
+
+/** Strongly connected groups of more than one file, or a file importing itself (Tarjan). */
+function cycles(edges: Map<string, string[]>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    for (const to of edges.get(node) ?? []) {
+      if (!edges.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (stack.includes(to)) {
+        low.set(node, Math.min(low.get(node)!, index.get(to)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      group.push(member);
+    } while (member !== node);
+    if (group.length > 1 || edges.get(node)?.includes(node)) found.push(group.sort());
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+describe('the layout of src/', () => {
+  it('reads every file it checks', () => {
+    expect(graph.size).toBeGreaterThan(100);
+    expect(graph.get('cmd/root.ts')).toContain('cmd/pets/list.ts');
+  });
+
+  it('has a layer for every folder', () => {
+    const folders = new Set([...graph.keys()].filter((f) => f.includes('/')).map(folderOf));
+    expect([...folders].filter((folder) => !LAYERS.includes(folder))).toEqual([]);
+  });
+
+  it('has no folder importing one above it', () => {
+    const upward = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => LAYERS.indexOf(folderOf(target)) < LAYERS.indexOf(folderOf(file)))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('has, inside cmd/, commands that import shared pieces and never the root', () => {
+    const upward = [...graph]
+      .filter(([file]) => folderOf(file) === 'cmd')
+      .flatMap(([file, imports]) =>
+        imports
+          .filter(
+            (target) =>
+              folderOf(target) === 'cmd' &&
+              CMD_LAYERS.indexOf(cmdLayer(target)) < CMD_LAYERS.indexOf(cmdLayer(file)),
+          )
+          .map((target) => `${file} -> ${target}`),
+      );
+    expect(upward).toEqual([]);
+  });
+
+  it('has no cycle between files', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('finds a cycle when one is planted', () => {
+    const planted = new Map(graph);
+    planted.set('core/errors.ts', [...(graph.get('core/errors.ts') ?? []), 'cmd/root.ts']);
+    expect(cycles(planted).some((group) => group.includes('core/errors.ts'))).toBe(true);
+  });
+});
