@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { toInt64 } from '../api/contract.js';
 import { JournalError, UsageError, type ErrorJson } from '../core/errors.js';
+import { processAlive } from '../core/process-alive.js';
 import { parseJson, stringifyJson } from '../json/int64-json.js';
 import { scanEntry } from './journal-entry.js';
 import { countLinesStarting, forEachLine } from './journal-lines.js';
@@ -274,7 +275,7 @@ function lockJournal(path: string): () => void {
       }
     }
     const holder = Number(readLock(lockPath));
-    if (Number.isSafeInteger(holder) && holder > 0 && isAlive(holder)) {
+    if (processAlive(holder)) {
       throw new UsageError(`the journal ${path} is in use by another pets (process ${holder})`, {
         hint: 'Wait for that run to end; two runs on one journal would send records twice.',
       });
@@ -295,15 +296,5 @@ function readLock(lockPath: string): string {
     return readFileSync(lockPath, 'utf8').trim();
   } catch {
     return '';
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

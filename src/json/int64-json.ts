@@ -1,3 +1,4 @@
+import { escapeForTerminal } from '../core/terminal-text.js';
 // JSON that keeps int64 exact. JSON.parse turns 9007199254740993 into 9007199254740992, so
 // integers that are not safe in a double are parsed here as bigint, and bigint is written
 // back as bare digits. Node 22's JSON.parse can give a reviver each number's source text,
@@ -174,23 +175,10 @@ const LITERALS: ReadonlyArray<readonly [string, JsonValue]> = [
   ['null', null],
 ];
 
-// Characters JSON.stringify leaves raw that a terminal or editor would act on: DEL, C1
-// controls, bidi controls and the JavaScript line separators; and those that print as
-// nothing (see output/terminal-text.ts), tag characters as their two UTF-16 halves.
-const UNSAFE_FOR_TERMINALS =
-  /[\u007f-\u009f\u061c\u115f\u1160\u180e\u200b\u200e\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\u3164\ufeff\uffa0\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
-
-const HAS_UNSAFE = new RegExp(UNSAFE_FOR_TERMINALS.source);
-
+// JSON.stringify leaves raw some characters a terminal or editor would act on: DEL, C1
+// controls, bidi controls, the JavaScript line separators, and those that print as nothing.
 function quote(text: string): string {
-  const json = JSON.stringify(text);
-  if (!HAS_UNSAFE.test(json)) return json;
-  return json.replace(UNSAFE_FOR_TERMINALS, (match) =>
-    match
-      .split('')
-      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
-      .join(''),
-  );
+  return escapeForTerminal(JSON.stringify(text));
 }
 
 // A batch writes the same few keys hundreds of thousands of times; quote each once.

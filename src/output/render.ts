@@ -1,7 +1,7 @@
 import type { Pet, PetStatus } from '../api/contract.js';
 import type { Palette } from './color.js';
 import type { OutputMode } from './mode.js';
-import { escapeForTerminal } from './terminal-text.js';
+import { escapeForTerminal } from '../core/terminal-text.js';
 
 /** A column of a table or TSV: its title, its plain text, and optionally how a terminal colours it. */
 export interface Column<T> {

@@ -8,6 +8,7 @@ import { packageVersion } from '../core/version.js';
 import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { fdOutput, isTerminal } from './fd-output.js';
+import { processAlive } from '../core/process-alive.js';
 import { redact } from '../core/redact.js';
 import type { Deps, HttpSettings } from '../cmd/shared/deps.js';
 import type { Io } from '../terminal/io.js';
@@ -150,7 +151,8 @@ export function createDeps({
           maxWaitMs: settings.maxWaitMs,
           store: fileStore(configDir(env), name),
           claimMs: settings.timeoutMs + CLAIM_SLACK_MS,
-          claimAlive: processAlive,
+          // A claim is named `pid.…`.
+          claimAlive: (claim) => processAlive(Number(claim.split('.')[0])),
           wait: settings.wait,
           trace: settings.trace,
           redact: (text) => redact(text, [target.apiKey]),
@@ -172,17 +174,4 @@ export function createDeps({
       if (!processEndsAfterRun) await Promise.all(transports.map((t) => t.close()));
     },
   };
-}
-
-/** Whether the process named in a rate-limit claim (`pid.…`) still runs. */
-function processAlive(claim: string): boolean {
-  const pid = Number(claim.split('.')[0]);
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

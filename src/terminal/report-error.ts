@@ -2,7 +2,7 @@ import type { Palette } from '../output/color.js';
 import { CommanderError } from 'commander';
 import { PetsError, UsageError } from '../core/errors.js';
 import { stringifyJson } from '../json/int64-json.js';
-import { escapeForTerminal } from '../output/terminal-text.js';
+import { escapeForTerminal } from '../core/terminal-text.js';
 import { redact } from '../core/redact.js';
 import type { Output } from './io.js';
 

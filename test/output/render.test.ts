@@ -4,7 +4,7 @@ import { colorEnabled, palette } from '../../src/output/color.js';
 import { chooseMode } from '../../src/output/mode.js';
 import { renderFields, renderPets } from '../../src/output/render.js';
 import { renderJson } from '../../src/output/render-json.js';
-import { escapeForTerminal } from '../../src/output/terminal-text.js';
+import { escapeForTerminal } from '../../src/core/terminal-text.js';
 
 const plain = await palette(false);
 const colored = await palette(true);

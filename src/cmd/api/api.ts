@@ -5,7 +5,7 @@ import { UsageError } from '../../core/errors.js';
 import { headerValue, type HttpMethod, type HttpResponse } from '../../http/types.js';
 import { parseJson, stringifyJson, type JsonValue } from '../../json/int64-json.js';
 import { Option } from 'commander';
-import { escapeForTerminal } from '../../output/terminal-text.js';
+import { escapeForTerminal } from '../../core/terminal-text.js';
 import { warnDeprecated } from '../pets/get.js';
 import { examples } from '../shared/help-text.js';
 import type { Session } from '../shared/session.js';

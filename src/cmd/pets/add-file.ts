@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { createReadStream } from 'node:fs';
+import { countLines } from '../../batch/input/lines.js';
 import { access } from 'node:fs/promises';
 import type { RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
@@ -56,20 +57,6 @@ const FAILURE_COLUMNS: readonly Column<{ line: number; error: ErrorJson }>[] = [
   { title: 'CODE', text: (row) => row.error.code },
   { title: 'MESSAGE', text: (row) => row.error.message },
 ];
-
-async function countLines(path: string): Promise<number> {
-  let lines = 0;
-  let sawContent = false;
-  for await (const chunk of createReadStream(path)) {
-    for (const byte of chunk as Buffer) {
-      if (byte === 0x0a) {
-        if (sawContent) lines++;
-        sawContent = false;
-      } else if (byte !== 0x0d && byte !== 0x20) sawContent = true;
-    }
-  }
-  return lines + (sawContent ? 1 : 0);
-}
 
 /** `pets add --file`: a paced, resumable batch that creates each record at most once. */
 export async function addFromFile(run: Session, flags: AddFileFlags): Promise<void> {
@@ -152,7 +139,7 @@ async function importRecords(
   const total =
     !run.showsProgress || fromStdin || format === 'json'
       ? undefined
-      : (await countLines(flags.file)) - (format === 'csv' ? 1 : 0);
+      : (await countLines(createReadStream(flags.file))) - (format === 'csv' ? 1 : 0);
   const progress = run.showsProgress
     ? new ProgressLine(run.deps.io.stderr, run.deps.clock, total)
     : undefined;

@@ -1,3 +1,4 @@
+import { streamLines } from '../../batch/input/lines.js';
 import type { DeprecationHeaders, PetsApi } from '../../api/client.js';
 import { parseInt64, type Pet } from '../../api/contract.js';
 import { runBatch } from '../../batch/run-batch.js';
@@ -89,14 +90,16 @@ export async function getPets(
 
 /** One id per line, streamed; blank lines are skipped, anything else that is not an int64 is reported. */
 export async function* readIds(stdin: NodeJS.ReadableStream): AsyncIterable<IdInput> {
-  // Loaded here: `pets get` with ids as arguments does not need readline.
-  const { createInterface } = await import('node:readline');
-  const lines = createInterface({ input: stdin, crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of lines) {
-    line++;
-    if (text.trim() === '') continue;
-    const id = parseInt64(text.trim());
-    yield id === undefined ? { line, problem: 'not an int64 pet id' } : { line, id };
+  for await (const line of streamLines(stdin as AsyncIterable<Uint8Array | string>)) {
+    if (!('text' in line)) {
+      yield { line: line.number, problem: line.problem };
+      continue;
+    }
+    const text = line.text.trim();
+    if (text === '') continue;
+    const id = parseInt64(text);
+    yield id === undefined
+      ? { line: line.number, problem: 'not an int64 pet id' }
+      : { line: line.number, id };
   }
 }

@@ -3,7 +3,7 @@ import type { DeprecationHeaders } from '../../api/client.js';
 import { GET_PET_REMOVAL_DATE, type Pet } from '../../api/contract.js';
 import { getPets, readIds, type GetOutcome, type IdInput } from './get-many.js';
 import { UsageError } from '../../core/errors.js';
-import { escapeForTerminal } from '../../output/terminal-text.js';
+import { escapeForTerminal } from '../../core/terminal-text.js';
 import { parseId } from '../shared/arguments.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
 import { deprecationNotice } from '../../terminal/deprecation-notice.js';

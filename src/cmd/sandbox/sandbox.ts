@@ -1,5 +1,5 @@
 import { UsageError } from '../../core/errors.js';
-import { escapeForTerminal } from '../../output/terminal-text.js';
+import { escapeForTerminal } from '../../core/terminal-text.js';
 import type { SandboxAnswer } from '../../sandbox/index.js';
 import {
   choiceOption,

@@ -5,7 +5,7 @@ import type { ConfigStore } from '../../config/store.js';
 import type { Waiter } from '../../ratelimit/gate.js';
 import { colorEnabled, palette, type Palette } from '../../output/color.js';
 import { chooseMode, type OutputMode } from '../../output/mode.js';
-import { escapeForTerminal } from '../../output/terminal-text.js';
+import { escapeForTerminal } from '../../core/terminal-text.js';
 import { redact } from '../../core/redact.js';
 import type { Io, Output } from '../../terminal/io.js';
 import type { Deps } from './deps.js';
