@@ -28,12 +28,6 @@ export interface ApiErrorBody {
   status: number;
 }
 
-export const RATE_LIMIT_HEADERS = {
-  limit: 'x-ratelimit-limit',
-  remaining: 'x-ratelimit-remaining',
-  reset: 'x-ratelimit-reset',
-} as const;
-
 export function isPetStatus(value: unknown): value is PetStatus {
   return typeof value === 'string' && (PET_STATUSES as readonly string[]).includes(value);
 }

@@ -36,9 +36,9 @@ export interface BatchEnd {
 
 const WINDOW_PER_WORKER = 8;
 
-export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
-  const iterator = run.items[Symbol.asyncIterator]();
-  const window = Math.max(1, run.concurrency) * WINDOW_PER_WORKER;
+export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
+  const iterator = batch.items[Symbol.asyncIterator]();
+  const window = Math.max(1, batch.concurrency) * WINDOW_PER_WORKER;
   // Items done but not yet emitted, at `seq % window`: at most a window apart, they never share
   // a place. A fixed array, not a Map: a Map's table is reallocated as it fills and empties,
   // every few items, and those tables outlive enough collections to be promoted, so the old
@@ -54,11 +54,11 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
   const emitReady = () => {
     for (let done = finished[nextToEmit % window]; done; done = finished[nextToEmit % window]) {
       finished[nextToEmit++ % window] = undefined;
-      if (done.result !== undefined) run.emit(done.item, done.result);
+      if (done.result !== undefined) batch.emit(done.item, done.result);
     }
     roomMade?.();
   };
-  const stopping = () => stoppedBy !== undefined || run.stop?.aborted === true;
+  const stopping = () => stoppedBy !== undefined || batch.stop?.aborted === true;
 
   // Reading is shared by the workers but must not overlap: one next() at a time.
   let reading: Promise<unknown> = Promise.resolve();
@@ -83,11 +83,11 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
     for (let taken = await take(); taken; taken = await take()) {
       const { seq, item } = taken;
       try {
-        const outcome = await run.work(item);
+        const outcome = await batch.work(item);
         finished[seq % window] = { item, result: outcome.result };
         if (outcome.stop !== undefined) stoppedBy ??= outcome.stop;
       } catch (error) {
-        finished[seq % window] = { item, result: run.notDone?.(item) };
+        finished[seq % window] = { item, result: batch.notDone?.(item) };
         stoppedBy ??= error;
       }
       emitReady();
@@ -95,12 +95,12 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
   };
 
   try {
-    await Promise.all(Array.from({ length: Math.max(1, run.concurrency) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, batch.concurrency) }, worker));
     leftOver = !exhausted;
     emitReady();
-    if (run.notDone && leftOver) {
+    if (batch.notDone && leftOver) {
       for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-        run.emit(next.value, run.notDone(next.value));
+        batch.emit(next.value, batch.notDone(next.value));
       }
     }
   } finally {
@@ -109,6 +109,6 @@ export async function runBatch<I, R>(run: BatchRun<I, R>): Promise<BatchEnd> {
   emitReady();
   // Stopped before the input ran out: the run is unfinished, whatever the requests in flight
   // did, and says so rather than pass for done.
-  if (stoppedBy === undefined && run.stop?.aborted && leftOver) stoppedBy = run.stop.reason;
+  if (stoppedBy === undefined && batch.stop?.aborted && leftOver) stoppedBy = batch.stop.reason;
   return stoppedBy === undefined ? {} : { stoppedBy };
 }

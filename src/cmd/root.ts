@@ -65,12 +65,12 @@ export function buildProgram(deps: Deps, state: RunState, named?: string): Comma
       getErrHasColors: () => false,
     });
 
-  const session: SessionSource = () => {
+  const getSession: SessionSource = () => {
     state.session ??= new Session(deps, program.opts<GlobalOptions>());
     return state.session;
   };
   const only = named && !NEED_ALL.has(named) && COMMANDS.find(({ names }) => names.includes(named));
-  for (const command of only ? [only] : COMMANDS) command.define(program, session);
+  for (const command of only ? [only] : COMMANDS) command.define(program, getSession);
   program.addHelpText(
     'before',
     examples(

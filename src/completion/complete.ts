@@ -1,7 +1,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { PET_STATUSES } from '../api/contract.js';
 import type { InputFormat } from '../batch/input/format.js';
-import { PLANS } from '../sandbox/plans.js';
+import { PLAN_NAMES } from '../sandbox/plans.js';
 
 // Shell completion is worked out here, from the commander definitions, so there is one
 // completion logic for bash, zsh and fish: the scripts (scripts.ts) only hand the words to
@@ -33,7 +33,7 @@ const FORMATS = ['ndjson', 'json', 'csv'] as const satisfies readonly InputForma
  */
 const OPTION_VALUES: Readonly<Record<string, Values>> = {
   '--status': () => PET_STATUSES,
-  '--plan': () => Object.keys(PLANS),
+  '--plan': () => PLAN_NAMES,
   '--format': () => FORMATS,
   '--profile': PROFILES,
 };

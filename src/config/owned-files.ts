@@ -75,5 +75,5 @@ function checkOwned(stats: Stats, uid: number, what: string, mode: number, path:
 }
 
 function refused(message: string, details: { hint: string }): UsageError {
-  return new UsageError(message, details, 'config_unsafe');
+  return new UsageError(message, { ...details, code: 'config_unsafe' });
 }

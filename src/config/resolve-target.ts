@@ -109,11 +109,10 @@ export function resolveTarget(
   const { baseUrlSource, apiKey, keySource } = settings;
   const baseUrl = checkedBaseUrl(profile, settings);
   if (!baseUrl) {
-    throw new UsageError(
-      `profile "${profile}" has no base URL`,
-      { hint: `Run: pets profile set ${profile} --base-url https://<host>/v1` },
-      'no_base_url',
-    );
+    throw new UsageError(`profile "${profile}" has no base URL`, {
+      code: 'no_base_url',
+      hint: `Run: pets profile set ${profile} --base-url https://<host>/v1`,
+    });
   }
   if (!apiKey) {
     throw new AuthError('no_api_key', `there is no API key for profile "${profile}"`, {

@@ -45,11 +45,14 @@ export class RequestFailedError extends PetsError {
   readonly exitCode = 1;
 }
 
-/** Exit 2: bad flag or value, or missing setup. Nothing was sent. */
+/**
+ * Exit 2: bad flag or value, or missing setup. Nothing was sent. Its code is usage_error,
+ * unless `details.code` names a kind of its own (config_unsafe, say).
+ */
 export class UsageError extends PetsError {
   readonly exitCode = 2;
-  constructor(message: string, details: ErrorDetails = {}, code = 'usage_error') {
-    super(code, message, details);
+  constructor(message: string, details: ErrorDetails & { code?: string } = {}) {
+    super(details.code ?? 'usage_error', message, details);
   }
 }
 
@@ -59,13 +62,10 @@ export class ConfigFileError extends UsageError {
     readonly path: string,
     problem: string,
   ) {
-    super(
-      `the config file ${path} ${problem}`,
-      {
-        hint: `Fix or delete ${path}, then run \`pets profile set\` and \`pets auth login\` again.`,
-      },
-      'config_unreadable',
-    );
+    super(`the config file ${path} ${problem}`, {
+      code: 'config_unreadable',
+      hint: `Fix or delete ${path}, then run \`pets profile set\` and \`pets auth login\` again.`,
+    });
   }
 }
 

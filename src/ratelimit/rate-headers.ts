@@ -7,6 +7,13 @@ import type { HttpResponse } from '../http/types.js';
 type Headers = HttpResponse['headers'];
 
 /** The server's window, with Reset on this machine's clock. */
+/** The contract's rate-limit headers: on every response, Reset as a Unix time in seconds. */
+export const RATE_LIMIT_HEADERS = {
+  limit: 'x-ratelimit-limit',
+  remaining: 'x-ratelimit-remaining',
+  reset: 'x-ratelimit-reset',
+} as const;
+
 export interface ServerWindow {
   limit: number;
   remaining: number;
@@ -90,11 +97,11 @@ interface Parsed {
 
 /** X-RateLimit-*: Reset is a Unix timestamp in seconds. */
 function contractFields(headers: Headers): Parsed | undefined {
-  const remaining = wholeNumber(first(headers, 'x-ratelimit-remaining'));
+  const remaining = wholeNumber(first(headers, RATE_LIMIT_HEADERS.remaining));
   if (remaining === undefined) return undefined;
-  const reset = wholeNumber(first(headers, 'x-ratelimit-reset'));
+  const reset = wholeNumber(first(headers, RATE_LIMIT_HEADERS.reset));
   return {
-    limit: wholeNumber(first(headers, 'x-ratelimit-limit')),
+    limit: wholeNumber(first(headers, RATE_LIMIT_HEADERS.limit)),
     remaining,
     resetAtMs: reset === undefined ? undefined : reset * 1000,
   };

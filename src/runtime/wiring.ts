@@ -121,7 +121,7 @@ export function createDeps({
         import('../config/paths.js'),
         import('../config/base-url.js'),
         import('../config/key-fingerprint.js'),
-        import('../api/contract.js'),
+        import('../ratelimit/rate-headers.js'),
         import('../api/validate.js'),
         import('../json/int64-json.js'),
       ]);

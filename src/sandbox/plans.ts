@@ -18,6 +18,8 @@ export const PLANS: Readonly<Record<PlanName, PlanLimits>> = Object.freeze({
   unlimited: Object.freeze({ rpm: null, rpd: null }),
 });
 
+export const PLAN_NAMES = Object.keys(PLANS) as readonly PlanName[];
+
 export function isPlanName(value: unknown): value is PlanName {
   return typeof value === 'string' && Object.hasOwn(PLANS, value);
 }

@@ -1,4 +1,4 @@
-import { RATE_LIMIT_HEADERS } from '../api/contract.js';
+import { RATE_LIMIT_HEADERS } from '../ratelimit/rate-headers.js';
 import type { Admission, RateLimitState } from './rate-limiter.js';
 import { errorResponse, type HeaderMap, type SandboxResponse } from './responses.js';
 

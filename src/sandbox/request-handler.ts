@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RATE_LIMIT_HEADERS } from '../api/contract.js';
+import { RATE_LIMIT_HEADERS } from '../ratelimit/rate-headers.js';
 import { hasBearerKey } from './auth.js';
 import { getPetDeprecationHeaders } from './deprecation.js';
 import { MAX_BODY_BYTES, createPet, getPet, listPets } from './pet-handlers.js';

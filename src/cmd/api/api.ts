@@ -151,7 +151,7 @@ const GET_PET_PATH = /^\/pets\/[^/?]+(\?|$)/;
 export const apiCommand: CommandModule = {
   names: ['api'],
   callsApi: true,
-  define(program, session) {
+  define(program, getSession) {
     program
       .command('api')
       .description(
@@ -194,16 +194,17 @@ export const apiCommand: CommandModule = {
           'Exit codes: 0 for 2xx, 3 for 404, 4 for 401, 5 for 429, 7 for 5xx, 1 for any other answer.\n',
       )
       .action(async (path: string, options: ApiOptions) => {
-        const run = session();
-        const target = await run.target();
-        const input = options.input === undefined ? undefined : await readInput(run, options.input);
+        const session = getSession();
+        const target = await session.target();
+        const input =
+          options.input === undefined ? undefined : await readInput(session, options.input);
         const sends =
           options.method ??
           (options.rawField.length + options.field.length || input !== undefined ? 'POST' : 'GET');
         // A request that may change data gets the protected badge, as add does; a read, the line.
-        if (['GET', 'HEAD'].includes(sends)) await run.environmentLine(target);
-        else await run.protectedBadge(target);
-        const api = await run.api(target);
+        if (['GET', 'HEAD'].includes(sends)) await session.environmentLine(target);
+        else await session.protectedBadge(target);
+        const api = await session.api(target);
         const result = await callApi(
           {
             path,
@@ -212,13 +213,13 @@ export const apiCommand: CommandModule = {
             headers: options.header,
             input,
           },
-          { api, target, signal: run.deps.signal },
+          { api, target, signal: session.deps.signal },
         );
         try {
-          await printAnswer(run, result, target.apiKey, options.include === true);
+          await printAnswer(session, result, target.apiKey, options.include === true);
         } finally {
           if (result.method === 'GET' && GET_PET_PATH.test(path)) {
-            await warnDeprecated(run, deprecationHeaders(result), '`pets api`');
+            await warnDeprecated(session, deprecationHeaders(result), '`pets api`');
           }
         }
         const { status } = result.response;
@@ -232,10 +233,10 @@ function add<T>(parse: (arg: string) => T) {
   return (arg: string, previous: T[]): T[] => [...previous, parse(arg)];
 }
 
-async function readInput(run: Session, file: string): Promise<string> {
+async function readInput(session: Session, file: string): Promise<string> {
   if (file === '-') {
     const { readStdin } = await import('../../terminal/read-stdin.js');
-    return readStdin(run.deps.io.stdin);
+    return readStdin(session.deps.io.stdin);
   }
   const { readFile } = await import('node:fs/promises');
   try {
@@ -258,12 +259,12 @@ function deprecationHeaders(result: ApiCallResult) {
 
 /** Status line and headers (with --include), then the body, with the key never shown. */
 async function printAnswer(
-  run: Session,
+  session: Session,
   result: ApiCallResult,
   apiKey: string,
   include: boolean,
 ): Promise<void> {
-  const tty = run.deps.io.stdoutIsTTY;
+  const tty = session.deps.io.stdoutIsTTY;
   const redact = (text: string) => (apiKey ? text.split(apiKey).join('***') : text);
   const shown = (text: string) => (tty ? escapeForTerminal(redact(text)) : redact(text));
   const { response } = result;
@@ -275,19 +276,19 @@ async function printAnswer(
         lines.push(shown(`${name}: ${one}`));
       }
     }
-    run.print(`${lines.join('\r\n')}\r\n\r\n`);
+    session.print(`${lines.join('\r\n')}\r\n\r\n`);
   }
   const text = response.text;
   if (text === '') return;
   const type = headerValue(response.headers, 'content-type') ?? '';
   if (tty && /^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     try {
-      run.print(`${redact(stringifyJson(parseJson(text), 2))}\n`);
+      session.print(`${redact(stringifyJson(parseJson(text), 2))}\n`);
       return;
     } catch {
       // Not JSON after all: shown as text below.
     }
   }
   const body = shown(text);
-  run.print(tty && !body.endsWith('\n') ? `${body}\n` : body);
+  session.print(tty && !body.endsWith('\n') ? `${body}\n` : body);
 }

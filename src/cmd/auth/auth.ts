@@ -7,7 +7,7 @@ import { defineStatus } from './status.js';
 export const authCommand: CommandModule = {
   names: ['auth'],
   callsApi: true,
-  define(program, session) {
+  define(program, getSession) {
     const auth = program
       .command('auth')
       .description('store, remove or check the API key of a profile')
@@ -19,8 +19,8 @@ export const authCommand: CommandModule = {
           'pets auth status',
         ),
       );
-    defineLogin(auth, session);
-    defineLogout(auth, session);
-    defineStatus(auth, session);
+    defineLogin(auth, getSession);
+    defineLogout(auth, getSession);
+    defineStatus(auth, getSession);
   },
 };

@@ -31,19 +31,19 @@ export async function login(
 
 const MAX_KEY_INPUT_BYTES = 64 * 1024;
 
-async function readKey(run: Session, withKey: boolean): Promise<string> {
-  const { io } = run.deps;
+async function readKey(session: Session, withKey: boolean): Promise<string> {
+  const { io } = session.deps;
   const firstLine = (text: string) => text.split(/\r?\n/)[0] ?? '';
   if (withKey && !io.stdinIsTTY) {
-    return firstLine(await readStdin(io.stdin, MAX_KEY_INPUT_BYTES, run.deps.signal));
+    return firstLine(await readStdin(io.stdin, MAX_KEY_INPUT_BYTES, session.deps.signal));
   }
   // --with-key with a terminal on stdin: a person is there, so the hidden prompt serves them
   // (a pasted key is not echoed); with --no-input, they are told how to end the input.
-  if (withKey && !run.canPrompt) {
+  if (withKey && !session.canPrompt) {
     io.stderr.write('Paste the key, then press Enter and Ctrl-D (Ctrl-C to cancel):\n');
-    return firstLine(await readStdin(io.stdin, MAX_KEY_INPUT_BYTES, run.deps.signal));
+    return firstLine(await readStdin(io.stdin, MAX_KEY_INPUT_BYTES, session.deps.signal));
   }
-  if (!run.canPrompt) {
+  if (!session.canPrompt) {
     throw new UsageError(
       io.stdinIsTTY
         ? '--no-input forbids asking for the key'
@@ -55,7 +55,7 @@ async function readKey(run: Session, withKey: boolean): Promise<string> {
   return promptSecret('API key (input hidden): ', io.stdin as ReadStream, io.stderr);
 }
 
-export function defineLogin(auth: Command, session: SessionSource): void {
+export function defineLogin(auth: Command, getSession: SessionSource): void {
   auth
     .command('login')
     .description('store an API key for the profile (never taken from the command line)')
@@ -65,21 +65,21 @@ export function defineLogin(auth: Command, session: SessionSource): void {
     )
     .option('--with-key', 'read the key from stdin (from a terminal: the hidden prompt)')
     .action(async (options: { withKey?: boolean }) => {
-      const run = session();
-      const key = await readKey(run, options.withKey === true);
-      run.secrets.add(key.trim());
+      const session = getSession();
+      const key = await readKey(session, options.withKey === true);
+      session.secrets.add(key.trim());
       const saved = await login(
-        { profileFlag: run.globals.profile, key },
-        { config: await run.config(), env: run.deps.env },
+        { profileFlag: session.globals.profile, key },
+        { config: await session.config(), env: session.deps.env },
       );
       // The host is named so that a planted or mistyped base URL is seen before the key goes there.
-      run.notice(
+      session.notice(
         saved.baseUrl
           ? `Saved the key ${saved.key} for profile "${saved.profile}", which sends it to ${new URL(saved.baseUrl).host}.`
           : `Saved the key ${saved.key} for profile "${saved.profile}", which has no base URL yet: run \`pets profile set ${saved.profile} --base-url https://<host>/v1\`.`,
       );
-      if (run.deps.env.PETS_API_KEY) {
-        await run.warn('PETS_API_KEY is set and overrides the saved key until it is unset.');
+      if (session.deps.env.PETS_API_KEY) {
+        await session.warn('PETS_API_KEY is set and overrides the saved key until it is unset.');
       }
     });
 }

@@ -19,18 +19,18 @@ export async function logout(
   });
 }
 
-export function defineLogout(auth: Command, session: SessionSource): void {
+export function defineLogout(auth: Command, getSession: SessionSource): void {
   auth
     .command('logout')
     .description("remove the profile's stored API key")
     .addHelpText('before', examples('pets auth logout', 'pets auth logout --profile staging'))
     .action(async () => {
-      const run = session();
+      const session = getSession();
       const result = await logout(
-        { profileFlag: run.globals.profile },
-        { config: await run.config(), env: run.deps.env },
+        { profileFlag: session.globals.profile },
+        { config: await session.config(), env: session.deps.env },
       );
-      run.notice(
+      session.notice(
         result.removed
           ? `Removed the key of profile "${result.profile}".`
           : `Profile "${result.profile}" had no stored key.`,

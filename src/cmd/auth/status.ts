@@ -35,35 +35,35 @@ export async function authStatus(
   };
 }
 
-export function defineStatus(auth: Command, session: SessionSource): void {
+export function defineStatus(auth: Command, getSession: SessionSource): void {
   auth
     .command('status')
     .description('show the profile and key in use, and check the key with the server')
     .addHelpText('before', examples('pets auth status', 'pets auth status --json'))
     .action(async () => {
-      const run = session();
-      const target = await run.target();
-      const api = await run.api(target);
-      const status = await authStatus(target, { api, signal: run.deps.signal });
+      const session = getSession();
+      const target = await session.target();
+      const api = await session.api(target);
+      const status = await authStatus(target, { api, signal: session.deps.signal });
       // The check just made a request, so the quota comes from the gate without another.
       const quota = await showQuota(target, {
         api,
-        now: run.deps.clock.now,
-        signal: run.deps.signal,
+        now: session.deps.clock.now,
+        signal: session.deps.signal,
       });
-      if (run.mode === 'json') return run.printJson({ ...status, quota });
+      if (session.mode === 'json') return session.printJson({ ...status, quota });
       const { renderFields } = await import('../../output/render.js');
-      run.print(
+      session.print(
         renderFields(
           [
             ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'profile')})`],
             ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'baseUrl')})`],
             ['key', `${status.key} (from ${sourceName(status.keySource, 'key')})`],
             ['valid', 'yes'],
-            ...quotaFields(quota, run.deps.clock.now(), run.mode === 'table'),
+            ...quotaFields(quota, session.deps.clock.now(), session.mode === 'table'),
           ],
-          run.mode,
-          await run.stdoutColors(),
+          session.mode,
+          await session.stdoutColors(),
         ),
       );
     });

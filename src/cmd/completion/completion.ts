@@ -6,7 +6,7 @@ import type { CommandModule } from '../shared/command.js';
 export const completionCommand: CommandModule = {
   names: ['completion', '__complete'],
   callsApi: false,
-  define(program, session) {
+  define(program, getSession) {
     program
       .command('completion')
       .description('print the shell completion script for bash, zsh or fish')
@@ -22,7 +22,7 @@ export const completionCommand: CommandModule = {
         ),
       )
       .action((shell: Shell) => {
-        session().print(completionScript(shell));
+        getSession().print(completionScript(shell));
       });
 
     // What the scripts call: `pets __complete -- <words after pets>`, the last one being typed.
@@ -41,9 +41,9 @@ export const completionCommand: CommandModule = {
             import('../../completion/profile-names.js'),
             import('../help/help.js'),
           ]);
-        const run = session();
-        const profiles = () => profileNames(run.deps.env);
-        run.print(
+        const session = getSession();
+        const profiles = () => profileNames(session.deps.env);
+        session.print(
           formatCandidates(
             complete(program, completeWords(program), { profiles, helpTopics: HELP_TOPICS }),
           ),

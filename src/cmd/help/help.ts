@@ -49,7 +49,7 @@ export const HELP_TOPICS: readonly string[] = Object.keys(TOPICS);
 export const helpCommand: CommandModule = {
   names: ['help'],
   callsApi: false,
-  define(program, session) {
+  define(program, getSession) {
     program.helpCommand(false);
     program
       .command('help')
@@ -60,10 +60,10 @@ export const helpCommand: CommandModule = {
       )
       .argument('[topic...]', 'a command (e.g. "profile set") or a topic')
       .action((words: string[]) => {
-        const run = session();
+        const session = getSession();
         const topic = TOPICS[words.join(' ')];
         if (topic !== undefined) {
-          run.print(topic);
+          session.print(topic);
           return;
         }
         let command = program;

@@ -25,14 +25,14 @@ export interface AddFileFlags {
  * where no one can be asked (a pipe, --no-input, records on stdin).
  */
 async function confirmProtected(
-  run: Session,
+  session: Session,
   target: ApiTarget,
   recordsOnStdin: boolean,
   yes: boolean,
 ) {
   if (!target.protected) return;
-  await run.protectedBadge(target);
-  await confirmProtectedProfile(run, {
+  await session.protectedBadge(target);
+  await confirmProtectedProfile(session, {
     profile: target.profile,
     question: `Import into protected profile "${target.profile}" (${new URL(target.baseUrl).host})?`,
     action: 'a batch into it',
@@ -59,7 +59,7 @@ const FAILURE_COLUMNS: readonly Column<{ line: number; error: ErrorJson }>[] = [
 ];
 
 /** `pets add --file`: a paced, resumable batch that creates each record at most once. */
-export async function addFromFile(run: Session, flags: AddFileFlags): Promise<void> {
+export async function addFromFile(session: Session, flags: AddFileFlags): Promise<void> {
   const fromStdin = flags.file === '-';
   if (fromStdin && !flags.journal) {
     throw new UsageError('--journal <path> is needed when the records come from stdin', {
@@ -86,7 +86,7 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
     import('../../config/key-fingerprint.js'),
   ]);
   const format = chooseFormat(flags.file, flags.format);
-  const target = await run.target();
+  const target = await session.target();
   // Opened, bound to its target and locked before anything is asked or sent: a journal that
   // cannot be written, is in use, or belongs elsewhere stops the run with nothing sent.
   const journal = openJournal(journalPath, {
@@ -97,13 +97,13 @@ export async function addFromFile(run: Session, flags: AddFileFlags): Promise<vo
   const resume = resumeCommand(flags, target.profile, fromStdin);
   // A second Ctrl-C ends the process at once: it still says how to go on.
   const onForcedExit = () =>
-    run.deps.io.stderr.write(
+    session.deps.io.stderr.write(
       `Stopped at once; the journal holds every record sent. Resume with: ${resume}\n`,
     );
   process.once('exit', onForcedExit);
   try {
-    await confirmProtected(run, target, fromStdin, flags.yes === true);
-    await importRecords(run, flags, target, {
+    await confirmProtected(session, target, fromStdin, flags.yes === true);
+    await importRecords(session, flags, target, {
       journal,
       journalPath,
       format,
@@ -129,7 +129,7 @@ interface ImportParts {
 }
 
 async function importRecords(
-  run: Session,
+  session: Session,
   flags: AddFileFlags,
   target: ApiTarget,
   parts: ImportParts,
@@ -137,28 +137,28 @@ async function importRecords(
   const { journal, journalPath, format, readRecords, addBatch, resume, fromStdin } = parts;
   // The total only feeds the progress line, so the file is read twice only when it shows.
   const total =
-    !run.showsProgress || fromStdin || format === 'json'
+    !session.showsProgress || fromStdin || format === 'json'
       ? undefined
       : (await countLines(createReadStream(flags.file))) - (format === 'csv' ? 1 : 0);
-  const progress = run.showsProgress
-    ? new ProgressLine(run.deps.io.stderr, run.deps.clock, total)
+  const progress = session.showsProgress
+    ? new ProgressLine(session.deps.io.stderr, session.deps.clock, total)
     : undefined;
-  const api = await run.api(target, progress?.waiter());
+  const api = await session.api(target, progress?.waiter());
   const concurrency = flags.concurrency ?? defaultConcurrency(api.rateLimitState());
-  run.stopsOnClosedOutput = true;
+  session.stopsOnClosedOutput = true;
 
   const cutOff = new AbortController();
   // Every request in flight listens to it; more than ten is the point of a batch, not a leak.
   setMaxListeners(0, cutOff.signal);
   const onStop = () => setTimeout(() => cutOff.abort(), GRACE_MS).unref();
-  run.deps.signal.addEventListener('abort', onStop, { once: true });
+  session.deps.signal.addEventListener('abort', onStop, { once: true });
 
   const failures: Array<{ line: number; error: ErrorJson }> = [];
   const { renderBatchLine } = await import('../../output/render-json.js');
   const report = (result: RecordResult) => {
     progress?.advance(result.kind === 'skipped');
-    if (run.mode === 'json') {
-      run.print(renderBatchLine(result, result.kind === 'skipped'));
+    if (session.mode === 'json') {
+      session.print(renderBatchLine(result, result.kind === 'skipped'));
     } else if (
       'error' in result &&
       result.kind !== 'notSent' &&
@@ -174,7 +174,7 @@ async function importRecords(
       {
         records: readRecords(
           fromStdin
-            ? run.deps.io.stdin
+            ? session.deps.io.stdin
             : createReadStream(flags.file, { highWaterMark: READ_CHUNK_BYTES }),
           format,
         ),
@@ -182,32 +182,34 @@ async function importRecords(
         retryUnknown: flags.retryUnknown === true,
         concurrency,
       },
-      { api, signal: cutOff.signal, stop: run.deps.signal, report },
+      { api, signal: cutOff.signal, stop: session.deps.signal, report },
     );
   } finally {
     progress?.clear();
-    run.deps.signal.removeEventListener('abort', onStop);
+    session.deps.signal.removeEventListener('abort', onStop);
   }
 
-  if (run.mode !== 'json' && failures.length > 0) {
+  if (session.mode !== 'json' && failures.length > 0) {
     const { renderRows } = await import('../../output/render.js');
-    const colors = await run.stdoutColors();
-    run.print(await renderRows(FAILURE_COLUMNS, failures, run.mode, colors, run.tableWidth));
+    const colors = await session.stdoutColors();
+    session.print(
+      await renderRows(FAILURE_COLUMNS, failures, session.mode, colors, session.tableWidth),
+    );
   }
   const { created, failed, skipped, unknown, notSent, stoppedBy } = outcome;
-  run.notice(
+  session.notice(
     `created ${created}, failed ${failed}, skipped ${skipped}, unknown ${unknown}` +
       `${notSent > 0 || stoppedBy ? `, not sent ${notSent}` : ''} (journal: ${journalPath})`,
   );
   if (stoppedBy || notSent > 0) {
-    run.notice(`Stopped early. Resume with: ${resume}`);
+    session.notice(`Stopped early. Resume with: ${resume}`);
   } else if (unknown > 0) {
-    run.notice(
+    session.notice(
       `Check the unknown ones with \`pets list\`; to send them again anyway: ${resume} --retry-unknown`,
     );
   }
   if (stoppedBy) throw stoppedBy;
-  if (failed > 0 || unknown > 0 || notSent > 0) run.exitCode = 1;
+  if (failed > 0 || unknown > 0 || notSent > 0) session.exitCode = 1;
 }
 
 /** Quotes a word for a POSIX shell, where it needs it. */

@@ -37,7 +37,7 @@ export async function addPet(
 export const addCommand: CommandModule = {
   names: ['add'],
   callsApi: true,
-  define(program, session) {
+  define(program, getSession) {
     program
       .command('add')
       .description('add a pet, or many from a file')
@@ -73,7 +73,7 @@ export const addCommand: CommandModule = {
         ),
       )
       .action(async (options: AddFlags) => {
-        const run = session();
+        const session = getSession();
         if (options.file !== undefined) {
           if (
             options.name !== undefined ||
@@ -85,7 +85,7 @@ export const addCommand: CommandModule = {
             );
           }
           const { addFromFile } = await import('./add-file.js');
-          await addFromFile(run, { ...options, file: options.file });
+          await addFromFile(session, { ...options, file: options.file });
           return;
         }
         const { name, categoryId, status } = options;
@@ -100,14 +100,14 @@ export const addCommand: CommandModule = {
             hint: 'Example: pets add --name Rex --category-id 3',
           });
         }
-        const target = await run.target();
-        await run.protectedBadge(target);
-        const api = await run.api(target);
+        const target = await session.target();
+        await session.protectedBadge(target);
+        const api = await session.api(target);
         const pet = await addPet(
           { name, categoryId, ...(status ? { status } : {}) },
-          { api, signal: run.deps.signal },
+          { api, signal: session.deps.signal },
         );
-        await run.printPet(pet);
+        await session.printPet(pet);
       });
   },
 };

@@ -13,7 +13,7 @@ import type { Session } from '../shared/session.js';
 export const getCommand: CommandModule = {
   names: ['get'],
   callsApi: true,
-  define(program, session) {
+  define(program, getSession) {
     program
       .command('get')
       .description(`show pets by id (deprecated API operation, removed ${GET_PET_REMOVAL_DATE})`)
@@ -27,20 +27,20 @@ export const getCommand: CommandModule = {
         ),
       )
       .action(async (args: string[]) => {
-        const run = session();
+        const session = getSession();
         const fromStdin = args.length === 1 && args[0] === '-';
         const ids = fromStdin ? [] : parseIdArguments(args);
-        await run.environmentLine(await run.target());
+        await session.environmentLine(await session.target());
         let deprecation: DeprecationHeaders = {};
         try {
           if (ids.length === 1 && ids[0] !== undefined) {
-            deprecation = await getOne(run, ids[0]);
+            deprecation = await getOne(session, ids[0]);
           } else {
-            const inputs = fromStdin ? readIds(run.deps.io.stdin) : listed(ids);
-            deprecation = await getMany(run, inputs);
+            const inputs = fromStdin ? readIds(session.deps.io.stdin) : listed(ids);
+            deprecation = await getMany(session, inputs);
           }
         } finally {
-          await warnDeprecated(run, deprecation);
+          await warnDeprecated(session, deprecation);
         }
       });
   },
@@ -61,53 +61,58 @@ async function* listed(ids: bigint[]): AsyncIterable<IdInput> {
 }
 
 /** One id: the pet itself, or the 404 as the command's error. */
-async function getOne(run: Session, id: bigint): Promise<DeprecationHeaders> {
-  const api = await run.api();
-  const { pet, deprecation } = await api.getPet(id, { signal: run.deps.signal });
-  await run.printPet(pet);
+async function getOne(session: Session, id: bigint): Promise<DeprecationHeaders> {
+  const api = await session.api();
+  const { pet, deprecation } = await api.getPet(id, { signal: session.deps.signal });
+  await session.printPet(pet);
   return deprecation;
 }
 
 /** Several ids: NDJSON as they come with --json, else a table once all are in. */
-async function getMany(run: Session, inputs: AsyncIterable<IdInput>): Promise<DeprecationHeaders> {
+async function getMany(
+  session: Session,
+  inputs: AsyncIterable<IdInput>,
+): Promise<DeprecationHeaders> {
   const [{ renderBatchLine }, api] = await Promise.all([
     import('../../output/render-json.js'),
-    run.api(),
+    session.api(),
   ]);
   const pets: Pet[] = [];
-  const { red } = await run.stderrColors();
+  const { red } = await session.stderrColors();
   const report = (outcome: GetOutcome) => {
-    if (run.mode === 'json') {
-      run.print(renderBatchLine(outcome));
+    if (session.mode === 'json') {
+      session.print(renderBatchLine(outcome));
     } else if ('pet' in outcome) {
       pets.push(outcome.pet);
     } else if (outcome.error.code !== 'not_sent') {
-      run.deps.io.stderr.write(`${red('error:')} ${escapeForTerminal(outcome.error.message)}\n`);
+      session.deps.io.stderr.write(
+        `${red('error:')} ${escapeForTerminal(outcome.error.message)}\n`,
+      );
     }
   };
   const result = await getPets(
     inputs,
     { concurrency: defaultConcurrency(api.rateLimitState()) },
-    { api, signal: run.deps.signal, report },
+    { api, signal: session.deps.signal, report },
   );
-  if (run.mode !== 'json') await run.printPets(pets);
+  if (session.mode !== 'json') await session.printPets(pets);
   if (result.stoppedBy) throw result.stoppedBy;
   // An id that is not one is a bad value, as it is on the command line: exit 2, which its
   // JSON line says too.
-  if (result.invalid > 0) run.exitCode = 2;
-  else if (result.missing > 0) run.exitCode = 3;
+  if (result.invalid > 0) session.exitCode = 2;
+  else if (result.missing > 0) session.exitCode = 3;
   return result.deprecation;
 }
 
 /** The notice that GET /pets/{petId} is deprecated; `caller` names what used it. */
 export async function warnDeprecated(
-  run: Session,
+  session: Session,
   headers: DeprecationHeaders,
   caller = '`pets get`',
 ): Promise<void> {
-  if (run.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
+  if (session.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
   // No replacement is named: `pets list --status` filters by status, it cannot fetch an id.
-  await run.warn(
+  await session.warn(
     deprecationNotice({
       operation: 'GET /pets/{petId}',
       caller,

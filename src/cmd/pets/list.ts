@@ -17,11 +17,11 @@ export async function listPets(
  * The API has no paging beyond --limit: a full page may hide more pets, which a person at a
  * terminal should not mistake for all of them.
  */
-async function fullPageHint(run: Session, shown: number, limit: number | undefined) {
+async function fullPageHint(session: Session, shown: number, limit: number | undefined) {
   const page = limit ?? LIST_LIMIT.default;
-  if (!run.showsHints || shown === 0 || shown < page) return;
-  const { dim } = await run.stderrColors();
-  run.deps.io.stderr.write(
+  if (!session.showsHints || shown === 0 || shown < page) return;
+  const { dim } = await session.stderrColors();
+  session.deps.io.stderr.write(
     `${dim(
       page < LIST_LIMIT.max
         ? `Showing ${shown}, a full page: more may exist. --limit goes up to ${LIST_LIMIT.max}.`
@@ -33,7 +33,7 @@ async function fullPageHint(run: Session, shown: number, limit: number | undefin
 export const listCommand: CommandModule = {
   names: ['list'],
   callsApi: true,
-  define(program, session) {
+  define(program, getSession) {
     program
       .command('list')
       .description('list pets, optionally by status')
@@ -50,15 +50,15 @@ export const listCommand: CommandModule = {
         ),
       )
       .action(async (options: { limit?: number; status?: PetStatus }) => {
-        const run = session();
-        const target = await run.target();
-        await run.environmentLine(target);
-        const api = await run.api(target);
-        const pets = await listPets(options, { api, signal: run.deps.signal });
-        await run.printPets(pets);
+        const session = getSession();
+        const target = await session.target();
+        await session.environmentLine(target);
+        const api = await session.api(target);
+        const pets = await listPets(options, { api, signal: session.deps.signal });
+        await session.printPets(pets);
         // With --json, [] says it all; a notice would be noise for the script.
-        if (pets.length === 0 && run.mode !== 'json') run.notice('No pets found.');
-        if (run.mode !== 'json') await fullPageHint(run, pets.length, options.limit);
+        if (pets.length === 0 && session.mode !== 'json') session.notice('No pets found.');
+        if (session.mode !== 'json') await fullPageHint(session, pets.length, options.limit);
       });
   },
 };

@@ -3,7 +3,7 @@ import { listProfiles, printProfiles, warnOverrides } from './view.js';
 import { examples } from '../shared/help-text.js';
 import type { SessionSource } from '../shared/session.js';
 
-export function defineList(profile: Command, session: SessionSource): void {
+export function defineList(profile: Command, getSession: SessionSource): void {
   profile
     .command('list')
     .description(
@@ -11,10 +11,10 @@ export function defineList(profile: Command, session: SessionSource): void {
     )
     .addHelpText('before', examples('pets profile list', 'pets profile list --json'))
     .action(async () => {
-      const run = session();
-      const config = await run.config();
-      const view = { config, env: run.deps.env, profileFlag: run.globals.profile };
-      await printProfiles(run, listProfiles(view), false);
-      await warnOverrides(run, config.read().activeProfile);
+      const session = getSession();
+      const config = await session.config();
+      const view = { config, env: session.deps.env, profileFlag: session.globals.profile };
+      await printProfiles(session, listProfiles(view), false);
+      await warnOverrides(session, config.read().activeProfile);
     });
 }

@@ -9,7 +9,7 @@ import { defineUse } from './use.js';
 export const profileCommand: CommandModule = {
   names: ['profile'],
   callsApi: false,
-  define(program, session) {
+  define(program, getSession) {
     const profile = program
       .command('profile')
       .description('manage profiles: a base URL and a key per environment')
@@ -21,10 +21,10 @@ export const profileCommand: CommandModule = {
           'pets profile list',
         ),
       );
-    defineList(profile, session);
-    defineShow(profile, session);
-    defineUse(profile, session);
-    defineSet(profile, session);
-    defineRemove(profile, session);
+    defineList(profile, getSession);
+    defineShow(profile, getSession);
+    defineUse(profile, getSession);
+    defineSet(profile, getSession);
+    defineRemove(profile, getSession);
   },
 };

@@ -29,7 +29,7 @@ export async function removeProfile(name: string, deps: ConfigDeps): Promise<Rem
   });
 }
 
-export function defineRemove(profile: Command, session: SessionSource): void {
+export function defineRemove(profile: Command, getSession: SessionSource): void {
   profile
     .command('remove')
     .description('remove a profile (production and staging are only cleared)')
@@ -40,13 +40,13 @@ export function defineRemove(profile: Command, session: SessionSource): void {
     .argument('<name>', 'profile name')
     .option('--yes', 'remove a protected profile without typing its name')
     .action(async (name: string, options: { yes?: boolean }) => {
-      const run = session();
-      const config = await run.config();
+      const session = getSession();
+      const config = await session.config();
       const saved = savedProfile(name, { config });
       if (saved.protected) {
-        await run.protectedBadge({ ...saved, profile: name });
+        await session.protectedBadge({ ...saved, profile: name });
         const where = saved.baseUrl ? ` (${new URL(saved.baseUrl).host})` : '';
-        await confirmProtectedProfile(run, {
+        await confirmProtectedProfile(session, {
           profile: name,
           question: `${builtIn(name) ? 'Clear' : 'Remove'} protected profile "${name}"${where}?`,
           action: 'removing it',
@@ -55,11 +55,11 @@ export function defineRemove(profile: Command, session: SessionSource): void {
         });
       }
       const removed = await removeProfile(name, { config });
-      run.notice(
+      session.notice(
         removed.cleared
           ? `Profile "${name}" always exists: its base URL and key were cleared.`
           : `Removed profile "${name}".`,
       );
-      if (removed.nowActive) run.notice(`The active profile is now "${removed.nowActive}".`);
+      if (removed.nowActive) session.notice(`The active profile is now "${removed.nowActive}".`);
     });
 }

@@ -30,7 +30,7 @@ export async function setProfile(
   return savedProfile(name, deps);
 }
 
-export function defineSet(profile: Command, session: SessionSource): void {
+export function defineSet(profile: Command, getSession: SessionSource): void {
   profile
     .command('set')
     .description('create a profile, or change its base URL or protection')
@@ -49,13 +49,13 @@ export function defineSet(profile: Command, session: SessionSource): void {
       ),
     )
     .action(async (name: string, options: { baseUrl?: string; protected?: boolean }) => {
-      const run = session();
-      const saved = await setProfile(name, options, { config: await run.config() });
-      run.notice(
+      const session = getSession();
+      const saved = await setProfile(name, options, { config: await session.config() });
+      session.notice(
         `Saved profile "${saved.name}": ${saved.baseUrl ?? 'no base URL yet'}` +
           (saved.protected ? ' (protected)' : '') +
           '.',
       );
-      if (saved.key === '(none)') run.notice(`Next: pets auth login --profile ${saved.name}`);
+      if (saved.key === '(none)') session.notice(`Next: pets auth login --profile ${saved.name}`);
     });
 }

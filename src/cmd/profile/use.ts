@@ -17,16 +17,16 @@ export async function useProfile(name: string, deps: ConfigDeps): Promise<Profil
   return savedProfile(name, deps);
 }
 
-export function defineUse(profile: Command, session: SessionSource): void {
+export function defineUse(profile: Command, getSession: SessionSource): void {
   profile
     .command('use')
     .description('make a profile the active one')
     .addHelpText('before', examples('pets profile use staging', 'pets --profile production list'))
     .argument('<name>', 'profile name')
     .action(async (name: string) => {
-      const run = session();
-      const used = await useProfile(name, { config: await run.config() });
-      run.notice(`Now using profile "${used.name}" (${used.baseUrl ?? 'no base URL yet'}).`);
-      await warnOverrides(run, used.name);
+      const session = getSession();
+      const used = await useProfile(name, { config: await session.config() });
+      session.notice(`Now using profile "${used.name}" (${used.baseUrl ?? 'no base URL yet'}).`);
+      await warnOverrides(session, used.name);
     });
 }

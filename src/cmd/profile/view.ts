@@ -118,15 +118,25 @@ function profileFields(p: ProfileSummary): Array<[string, string]> {
   ];
 }
 
-export async function printProfiles(run: Session, profiles: ProfileSummary[], asFields: boolean) {
-  if (run.mode === 'json') return run.printJson(asFields ? profiles[0] : profiles);
+export async function printProfiles(
+  session: Session,
+  profiles: ProfileSummary[],
+  asFields: boolean,
+) {
+  if (session.mode === 'json') return session.printJson(asFields ? profiles[0] : profiles);
   const { renderRows, renderFields } = await import('../../output/render.js');
-  const colors = await run.stdoutColors();
-  if (asFields && profiles[0] && run.mode === 'table') {
-    run.print(renderFields(profileFields(profiles[0]), run.mode, colors));
+  const colors = await session.stdoutColors();
+  if (asFields && profiles[0] && session.mode === 'table') {
+    session.print(renderFields(profileFields(profiles[0]), session.mode, colors));
   } else {
-    run.print(
-      await renderRows(profileColumns(run.mode), profiles, run.mode, colors, run.tableWidth),
+    session.print(
+      await renderRows(
+        profileColumns(session.mode),
+        profiles,
+        session.mode,
+        colors,
+        session.tableWidth,
+      ),
     );
   }
 }
@@ -135,23 +145,24 @@ export async function printProfiles(run: Session, profiles: ProfileSummary[], as
  * Warnings for what the environment (or --profile) changes behind the config's back: the
  * profile in use, its address, its key. `activeName` is the config's active profile.
  */
-export async function warnOverrides(run: Session, activeName: string): Promise<void> {
-  const { env } = run.deps;
+export async function warnOverrides(session: Session, activeName: string): Promise<void> {
+  const { env } = session.deps;
   const chosenBy =
-    run.globals.profile !== undefined
-      ? `--profile ${run.globals.profile}`
+    session.globals.profile !== undefined
+      ? `--profile ${session.globals.profile}`
       : env.PETS_PROFILE
         ? `PETS_PROFILE=${env.PETS_PROFILE}`
         : undefined;
-  const chosen = run.globals.profile ?? (env.PETS_PROFILE || undefined);
+  const chosen = session.globals.profile ?? (env.PETS_PROFILE || undefined);
   if (chosenBy && chosen !== activeName) {
-    await run.warn(
+    await session.warn(
       `${chosenBy} overrides the active profile "${activeName}": commands use "${chosen}"` +
-        (run.globals.profile === undefined ? ' until PETS_PROFILE is unset.' : '.'),
+        (session.globals.profile === undefined ? ' until PETS_PROFILE is unset.' : '.'),
     );
   }
   if (env.PETS_BASE_URL) {
-    await run.warn("PETS_BASE_URL is set and overrides every profile's base URL.");
+    await session.warn("PETS_BASE_URL is set and overrides every profile's base URL.");
   }
-  if (env.PETS_API_KEY) await run.warn("PETS_API_KEY is set and overrides every profile's key.");
+  if (env.PETS_API_KEY)
+    await session.warn("PETS_API_KEY is set and overrides every profile's key.");
 }

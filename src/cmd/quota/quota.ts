@@ -112,7 +112,7 @@ export function quotaFields(
 export const quotaCommand: CommandModule = {
   names: ['quota'],
   callsApi: true,
-  define(program, session) {
+  define(program, getSession) {
     program
       .command('quota')
       .description('show the rate-limit state of the key in use: limit, remaining, reset, cooldown')
@@ -121,25 +121,25 @@ export const quotaCommand: CommandModule = {
         examples('pets quota', 'pets quota --json', 'pets --profile staging quota'),
       )
       .action(async () => {
-        const run = session();
-        const target = await run.target();
-        await run.environmentLine(target);
-        const api = await run.api(target);
+        const session = getSession();
+        const target = await session.target();
+        await session.environmentLine(target);
+        const api = await session.api(target);
         const report = await showQuota(target, {
           api,
-          now: run.deps.clock.now,
-          signal: run.deps.signal,
+          now: session.deps.clock.now,
+          signal: session.deps.signal,
         });
-        if (run.mode === 'json') return run.printJson(report);
+        if (session.mode === 'json') return session.printJson(report);
         const { renderFields } = await import('../../output/render.js');
-        run.print(
+        session.print(
           renderFields(
             [
               ['profile', report.profile],
-              ...quotaFields(report, run.deps.clock.now(), run.mode === 'table'),
+              ...quotaFields(report, session.deps.clock.now(), session.mode === 'table'),
             ],
-            run.mode,
-            await run.stdoutColors(),
+            session.mode,
+            await session.stdoutColors(),
           ),
         );
       });

@@ -1,3 +1,4 @@
+import { PLAN_NAMES, type PlanName } from '../../sandbox/plans.js';
 import { UsageError } from '../../core/errors.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import type { SandboxAnswer } from '../../sandbox/index.js';
@@ -12,9 +13,6 @@ import {
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
 import type { Session } from '../shared/session.js';
-
-const PLAN_NAMES = ['free', 'pro', 'business', 'unlimited'] as const;
-type PlanChoice = (typeof PLAN_NAMES)[number];
 
 const parsePlan = (text: string) => parseChoice(PLAN_NAMES, text);
 
@@ -37,13 +35,13 @@ function listenProblem(error: unknown, flags: { host: string; port: number }): E
 }
 
 /** Writes each answer as `12:00:01 GET /v1/pets?limit=5 200 remaining 59`, dimmed. */
-async function requestLogger(run: Session): Promise<(answer: SandboxAnswer) => void> {
-  const colors = await run.stderrColors();
+async function requestLogger(session: Session): Promise<(answer: SandboxAnswer) => void> {
+  const colors = await session.stderrColors();
   return ({ method, path, status, remaining }) => {
-    const time = new Date(run.deps.clock.now()).toTimeString().slice(0, 8);
+    const time = new Date(session.deps.clock.now()).toTimeString().slice(0, 8);
     const color =
       status >= 500 || status === 429 ? colors.red : status >= 400 ? colors.yellow : colors.green;
-    run.deps.io.stderr.write(
+    session.deps.io.stderr.write(
       `${colors.dim(time)} ${escapeForTerminal(`${method} ${path}`)} ${color(String(status))}` +
         `${colors.dim(remaining === null ? '' : ` remaining ${remaining}`)}\n`,
     );
@@ -53,7 +51,7 @@ async function requestLogger(run: Session): Promise<(answer: SandboxAnswer) => v
 interface SandboxFlags {
   host: string;
   port: number;
-  plan: PlanChoice;
+  plan: PlanName;
   rpm?: number;
   rpd?: number;
   seed: number;
@@ -66,7 +64,7 @@ interface SandboxFlags {
 export const sandboxCommand: CommandModule = {
   names: ['sandbox'],
   callsApi: false,
-  define(program, session) {
+  define(program, getSession) {
     program
       .command('sandbox')
       .description('run a local server of the API v1, with keys, plans and rate limits')
@@ -92,10 +90,13 @@ export const sandboxCommand: CommandModule = {
         ),
       )
       .action(async (flags: SandboxFlags) => {
-        const run = session();
+        const session = getSession();
         const { startSandbox } = await import('../../sandbox/index.js');
         // One line per request for a person watching; none in a pipe, with --quiet or --json.
-        const log = run.showsProgress && run.mode !== 'json' ? await requestLogger(run) : undefined;
+        const log =
+          session.showsProgress && session.mode !== 'json'
+            ? await requestLogger(session)
+            : undefined;
         const sandbox = await startSandbox({
           host: flags.host,
           port: flags.port,
@@ -119,36 +120,36 @@ export const sandboxCommand: CommandModule = {
             ]);
             profile = checkProfileName(flags.saveProfile);
             const baseUrl = checkBaseUrl(sandbox.baseUrl, 'the sandbox address');
-            const config = await run.config();
+            const config = await session.config();
             await config.update((data) => {
               data.profiles[profile as string] = { baseUrl, apiKey: sandbox.key };
             });
           }
           const limits = (n: number | null, per: string) =>
             n === null ? `unlimited/${per}` : `${n}/${per}`;
-          if (run.mode === 'json') {
+          if (session.mode === 'json') {
             const { renderJson } = await import('../../output/render-json.js');
             const { baseUrl, key, plan, rpm, rpd } = sandbox;
-            run.print(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
+            session.print(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
           } else {
-            run.print(
+            session.print(
               `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
                 `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
                 `Key: ${sandbox.key}\n`,
             );
             if (profile)
-              run.notice(`Saved as profile "${profile}". Try: pets --profile ${profile} list`);
-            run.notice('Press Ctrl-C to stop.');
+              session.notice(`Saved as profile "${profile}". Try: pets --profile ${profile} list`);
+            session.notice('Press Ctrl-C to stop.');
           }
           await new Promise((resolve) =>
-            run.deps.signal.addEventListener('abort', resolve, { once: true }),
+            session.deps.signal.addEventListener('abort', resolve, { once: true }),
           );
         } finally {
           await sandbox.close();
         }
         const answered = sandbox.requestLog.length;
-        if (run.mode !== 'json') {
-          run.notice(`Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`);
+        if (session.mode !== 'json') {
+          session.notice(`Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`);
         }
       });
   },

@@ -6,7 +6,7 @@ export interface CommandModule {
   readonly names: readonly string[];
   /** A run of it sends requests: runtime/engine.ts sets undici's V8 flags before compiling. */
   readonly callsApi: boolean;
-  define(program: Command, session: SessionSource): void;
+  define(program: Command, getSession: SessionSource): void;
 }
 
 /** What reading a command line needs to know of the program (runtime/argv.ts). */

@@ -6,7 +6,7 @@ import type { Session } from './session.js';
  * nobody can be asked (no terminal on stdin, --no-input, or stdin busy with data).
  */
 export async function confirmProtectedProfile(
-  run: Session,
+  session: Session,
   ask: {
     profile: string;
     /** The question before "Type its name to go on". */
@@ -20,7 +20,7 @@ export async function confirmProtectedProfile(
   },
 ): Promise<void> {
   if (ask.yes) return;
-  if (!run.canPrompt || ask.stdinBusy) {
+  if (!session.canPrompt || ask.stdinBusy) {
     throw new UsageError(`profile "${ask.profile}" is protected: ${ask.action} needs --yes here`, {
       hint: `Nobody can be asked to confirm (no terminal on stdin, or --no-input); ${ask.nothingDone}.`,
     });
@@ -28,8 +28,8 @@ export async function confirmProtectedProfile(
   const { promptLine } = await import('../../terminal/prompt.js');
   const typed = await promptLine(
     `${ask.question} Type its name to go on: `,
-    run.deps.io.stdin,
-    run.deps.io.stderr,
+    session.deps.io.stdin,
+    session.deps.io.stderr,
   );
   if (typed.trim() !== ask.profile) {
     throw new UsageError(`that is not the profile name; ${ask.nothingDone}`);
