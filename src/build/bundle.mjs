@@ -11,7 +11,7 @@
 //   dist/sandbox/index.js  the sandbox alone, for the benchmarks
 // Each is one esbuild bundle without code splitting: an import() inside a bundle becomes code
 // that runs on first use, not a file of its own. Each file is minified CommonJS, since Node
-// starts a CommonJS file about 8 ms sooner than an ES module.
+// starts a CommonJS file sooner than an ES module.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename, dirname, join, relative } from 'node:path';
@@ -33,7 +33,7 @@ const stubs = [
     contents: "module.exports = () => { throw new Error('pets does not use HTTP/2'); };",
   },
   {
-    // undici takes two things from http, which would load its client and server (~3 ms):
+    // undici takes two things from http, which would load its client and server:
     // IncomingMessage, to recognise one as a request body (pets sends strings), and the
     // default header size, which pets passes to its Agent instead (src/http/transport.ts).
     importer: /[\\/]undici[\\/]/,
@@ -42,7 +42,7 @@ const stubs = [
   },
   {
     // undici checks its own invariants with assert(value), which loads node:assert and its
-    // error formatting (~2 ms). The same check, without them.
+    // error formatting. The same check, without them.
     importer: /[\\/]undici[\\/]/,
     path: /^node:assert$/,
     contents: `module.exports = function assert(value, message) {

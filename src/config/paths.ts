@@ -18,8 +18,8 @@ function xdgFolder(env: Env, variable: 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME', inH
 }
 
 /**
- * The home folder when HOME is not set, as node:os tells it. Loaded only then: node:os costs
- * ~0.5 ms of every run's start-up, and HOME is nearly always there.
+ * The home folder when HOME is not set, as node:os tells it. Loaded only then: node:os would
+ * slow every run's start-up, and HOME is nearly always there.
  */
 function homeFromSystem(): string {
   return process.getBuiltinModule('node:os').homedir();

@@ -1,6 +1,6 @@
 // SHA-256 (FIPS 180-4) of a short string, for naming a key's state file. node:crypto would do
-// the same, but loading it costs every API command about 8 ms of start-up, more than the
-// request itself; test/unit/sha256.test.ts checks this against node:crypto.
+// the same, but loading it costs an API command more start-up than the request itself;
+// test/core/sha256.test.ts checks this against node:crypto.
 
 const ROUND_CONSTANTS = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

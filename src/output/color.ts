@@ -29,7 +29,7 @@ const PLAIN: Palette = { bold: same, dim: same, red: same, green: same, yellow: 
 
 /**
  * chalk's styles when colour is on, else plain text. chalk loads only then: setting up its
- * styles costs ~1 ms of start-up, and scripts, pipes and --json never show colour.
+ * styles costs start-up time, and scripts, pipes and --json never show colour.
  */
 export async function palette(enabled: boolean): Promise<Palette> {
   if (!enabled) return PLAIN;

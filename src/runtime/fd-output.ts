@@ -3,7 +3,7 @@ import type { Output } from '../terminal/io.js';
 
 /**
  * Writes text to a file descriptor with plain write(2) calls. process.stdout and
- * process.stderr load Node's streams (~2 ms) to do what these calls do: Node writes
+ * process.stderr load Node's streams to do what these calls do: Node writes
  * synchronously to files, terminals and (on Linux) pipes as well. `onClosed` runs when the
  * reader has gone (EPIPE: `pets list | head`).
  */
@@ -34,8 +34,8 @@ export function fdOutput(fd: number, onClosed: () => void): Output {
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * Whether `fd` is a terminal. node:tty would tell, but loading it brings net and the streams
- * (~3 ms); fstat tells pipes, files and /dev/null (where scripts send output) apart for
+ * Whether `fd` is a terminal. node:tty would tell, but loading it brings net and the streams;
+ * fstat tells pipes, files and /dev/null (where scripts send output) apart for
  * nothing, so only a character device that may be a terminal asks node:tty.
  */
 export async function isTerminal(fd: number): Promise<boolean> {

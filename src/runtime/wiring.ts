@@ -30,7 +30,7 @@ export async function processIo(onClosed: () => void): Promise<Io> {
     // A closed stderr only loses messages: the run goes on and exits with its own code, so
     // a failed add (exit 7) does not become a success (exit 0) for the script that ran it.
     stderr: fdOutput(2, () => {}),
-    // Node builds process.stdin on first touch, loading fs streams (~3 ms); most commands
+    // Node builds process.stdin on first touch, loading fs streams; most commands
     // never read it.
     get stdin() {
       return process.stdin;
@@ -56,7 +56,7 @@ export interface WiringOptions {
   /**
    * The process ends right after the run (main, for bin/pets.js): close() then leaves
    * undici's sockets for the OS to close. undici unrefs idle ones, so they do not hold the
-   * process open, and closing them gracefully cost ~3 ms of every API command.
+   * process open, and closing them gracefully would hold up every API command's exit.
    */
   processEndsAfterRun?: boolean;
 }
@@ -96,7 +96,7 @@ export function createDeps({
       // API; this covers a run it misjudged.
       await useBaselineWasmCompiler();
       // Each request of a batch listens for Ctrl-C: many listeners are expected, not a leak.
-      // Said here, not for every run: it costs ~0.4 ms, and only runs that send requests need it.
+      // Said here, not for every run: only runs that send requests need it.
       setMaxListeners(0, signal);
       const [
         { createTransport },
