@@ -49,3 +49,25 @@ export function withAddOutcome(error: unknown, pet: NewPet): unknown {
       : 'the pet was not created',
   );
 }
+
+/**
+ * The error of a request that may change data (`pets api -X PUT`, say), saying whether it may
+ * have taken effect, so that nobody sends it again blindly. Answers from the server are
+ * told by their status; this is for a request cut off on its way.
+ */
+export function withWriteOutcome(error: unknown): unknown {
+  if (error instanceof InterruptedError) {
+    return error.withOutcome(
+      error.requestSent
+        ? 'the request had been sent: it may have taken effect'
+        : 'nothing was sent',
+    );
+  }
+  if (!(error instanceof NetworkError)) return error;
+  return error.requestMayHaveArrived
+    ? error.withOutcome(
+        'the request may have reached the server and taken effect',
+        'Check what the server holds before sending it again.',
+      )
+    : error.withOutcome('nothing reached the server');
+}

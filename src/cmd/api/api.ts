@@ -1,3 +1,4 @@
+import { withWriteOutcome } from '../../api/create-outcome.js';
 import { joinUrl, type PetsApi } from '../../api/client.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import { apiPathProblem, isUnderBase } from '../../api/raw-path.js';
@@ -12,6 +13,8 @@ import type { Session } from '../shared/session.js';
 import type { CommandModule } from '../shared/command.js';
 
 export const API_METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
+/** Methods that change nothing on the server. */
+const READS: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD']);
 
 // Headers -H may not set: the key is pets's to send, and the rest decide where and how the
 // request goes, which the transport owns.
@@ -133,8 +136,12 @@ export async function callApi(
   deps: { api: PetsApi; target: ApiTarget; signal?: AbortSignal },
 ): Promise<ApiCallResult> {
   const request = buildApiRequest(options, deps.target);
-  const { url, response } = await deps.api.raw(request, { signal: deps.signal });
-  return { method: request.method, url, response };
+  try {
+    const { url, response } = await deps.api.raw(request, { signal: deps.signal });
+    return { method: request.method, url, response };
+  } catch (error) {
+    throw READS.has(request.method) ? error : withWriteOutcome(error);
+  }
 }
 
 interface ApiOptions {
@@ -202,7 +209,7 @@ export const apiCommand: CommandModule = {
           options.method ??
           (options.rawField.length + options.field.length || input !== undefined ? 'POST' : 'GET');
         // A request that may change data gets the protected badge, as add does; a read, the line.
-        if (['GET', 'HEAD'].includes(sends)) await session.environmentLine(target);
+        if (READS.has(sends as HttpMethod)) await session.environmentLine(target);
         else await session.protectedBadge(target);
         const api = await session.api(target);
         const result = await callApi(

@@ -186,11 +186,54 @@ describe('pets api against a scripted server', () => {
     expect(fault.requests).toHaveLength(2);
   });
 
-  it('never resends a POST that may have arrived', async () => {
+  it('never resends a POST that may have arrived, and says it may have taken effect', async () => {
     fault.handle((_req, _res, socket) => socket.destroy());
     const result = await pets('api', '/pets', '-f', 'name=Rex');
     expect(result.code).toBe(6);
     expect(fault.requests).toHaveLength(1);
+    expect(result.stderr).toContain('the request may have reached the server and taken effect');
+  });
+
+  it.each(['PUT', 'PATCH', 'DELETE'])(
+    'says a %s cut off on its way may have taken effect, and sends it once',
+    async (method) => {
+      fault.handle((_req, _res, socket) => socket.destroy());
+      const result = await pets('api', '/store/orders/1', '-X', method);
+      expect(result.code).toBe(6);
+      expect(fault.requests).toHaveLength(1);
+      expect(result.stderr).toContain('may have reached the server and taken effect');
+      expect(result.stderr).toContain('Check what the server holds before sending it again.');
+    },
+  );
+
+  it('says nothing reached the server when the connection is refused', async () => {
+    await fault.close();
+    const result = await pets('api', '/store/orders/1', '-X', 'DELETE');
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('nothing reached the server');
+    expect(result.stderr).not.toContain('may have');
+  });
+
+  it('gives up on a silent server after --timeout, without resending a POST', async () => {
+    fault.handle(() => {});
+    const result = await pets('--timeout', '0.2', 'api', '/pets', '-f', 'name=Rex');
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain('no response within 0.2 s');
+    expect(result.stderr).toContain('may have reached the server and taken effect');
+    expect(fault.requests).toHaveLength(1);
+  });
+
+  it('stops reading a body past 8 MiB: exit 7, nothing printed', async () => {
+    fault.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x61);
+      for (let i = 0; i < 30; i++) res.write(chunk);
+      res.end();
+    });
+    const result = await pets('api', '/store/orders');
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain('larger than 8 MiB');
+    expect(result.stdout).toBe('');
   });
 
   it('resends a GET after a reset connection', async () => {
