@@ -4,6 +4,7 @@ import { InterruptedError, NetworkError, RateLimitError } from '../core/errors.j
 import type { HttpRequest, HttpResponse, HttpSender } from '../http/types.js';
 import {
   decideSend,
+  EMPTY_STATE,
   knownClockOffset,
   observeAnswer,
   releaseSend,
@@ -80,6 +81,10 @@ export class RateGate {
   private waitedUntilMs = Number.NEGATIVE_INFINITY;
   /** Aborted whenever this process learns something, to wake its waiting requests. */
   private changed = new AbortController();
+  /** Answers learnt but not yet written to the shared state (see learn). */
+  private staged: Array<(state: GateState) => GateState> = [];
+  /** The shared state as this process last changed it. */
+  private known: GateState = EMPTY_STATE;
 
   constructor(private readonly options: GateOptions) {
     this.store = options.store ?? memoryStore();
@@ -295,12 +300,23 @@ export class RateGate {
     const limited = response.status === 429;
     const code = limited ? this.serverErrorCode(response.text) : undefined;
     let retryAfterMs: number | undefined;
-    const state = this.change((current) => {
+    const observe = (current: GateState) => {
       const heard = readRateHeaders(response.headers, now, knownClockOffset(current, now));
       retryAfterMs = heard.retryAfterMs;
       const answer = { status: response.status, ...heard, code };
       return observeAnswer(current, id, now, answer, this.options.random);
-    });
+    };
+    if (!limited && this.asking === 0 && ample(this.known, now)) {
+      // With budget to spare and none of this process's requests waiting, an answer that
+      // grants is written with the next change, or at the next turn of the event loop: one
+      // write of the shared state instead of two per request. Until then its claim counts as
+      // in flight, so others see less budget, never more; with budget to spare, none waits
+      // for it. Near the end of a window or of its budget, every answer is written at once.
+      this.staged.push(observe);
+      if (this.staged.length === 1) setImmediate(() => this.change((current) => current));
+      return;
+    }
+    const state = this.change(observe);
     this.unlimited = state.unlimited === true;
     if (limited) {
       const until = state.cooldownUntilMs ?? now;
@@ -326,18 +342,26 @@ export class RateGate {
     learnt = true,
   ): T {
     let result: T;
+    const staged = this.staged;
+    this.staged = [];
+    const withStaged = (state: GateState) => {
+      const current = staged.reduce((known, observe) => observe(known), state);
+      if (staged.length > 0) this.unlimited = current.unlimited === true;
+      return step(current);
+    };
     try {
       result = this.store.update((state) => {
-        const value = step(state);
+        const value = withStaged(state);
         return { state: stateOf(value), result: value };
       });
+      this.known = stateOf(result);
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
       this.trace(`the rate-limit state cannot be shared: ${(error as Error).message}`);
       const last = this.safeRead();
       this.store = memoryStore(last);
       result = this.store.update((state) => {
-        const value = step(state);
+        const value = withStaged(state);
         return { state: stateOf(value), result: value };
       });
     }
@@ -424,4 +448,17 @@ export class RateGate {
 /** A duration as the seconds a user types for --max-wait, not rounded to minutes. */
 function exactSeconds(ms: number): string {
   return `${Math.ceil(ms / 1000)} s`;
+}
+
+// Budget that no burst of one process's requests can use up before its answers are written.
+const AMPLE_BUDGET = 32;
+const AMPLE_TIME_MS = 2_000;
+
+function ample(state: GateState, nowMs: number): boolean {
+  const quota = state.quota;
+  return (
+    quota !== undefined &&
+    quota.remaining >= AMPLE_BUDGET &&
+    quota.resetAtMs - nowMs > AMPLE_TIME_MS
+  );
 }

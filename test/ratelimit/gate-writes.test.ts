@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
+import { RateGate } from '../../src/ratelimit/gate.js';
+import { memoryStore, type StateStore } from '../../src/ratelimit/state-store.js';
+
+// Every change of the shared state is a locked write of a file that all pets processes on
+// the key read: these count them.
+
+/** A store that counts the changes that alter the state, as the file store writes only those. */
+function countingStore(): StateStore & { writes: number } {
+  const inner = memoryStore();
+  const store: StateStore & { writes: number } = {
+    writes: 0,
+    read: () => inner.read(),
+    update(change) {
+      const before = JSON.stringify(inner.read());
+      const result = inner.update(change);
+      if (JSON.stringify(inner.read()) !== before) store.writes++;
+      return result;
+    },
+  };
+  return store;
+}
+
+/** A server whose window grants `limit` requests and resets in a minute. */
+function server(limit: number, now: () => number) {
+  let remaining = limit;
+  const resetS = Math.ceil((now() + 60_000) / 1000);
+  return async (_request: HttpRequest): Promise<HttpResponse> => {
+    await new Promise((resolve) => setImmediate(resolve));
+    remaining--;
+    return {
+      status: 201,
+      headers: {
+        'x-ratelimit-limit': String(limit),
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(resetS),
+      },
+      text: '{}',
+    };
+  };
+}
+
+async function batch(limit: number, requests: number) {
+  const now = () => 1_700_000_000_000;
+  const store = countingStore();
+  const gate = new RateGate({
+    send: server(limit, now),
+    // Only the first answer is waited for (it learns the window); the clock stands still.
+    clock: { now, sleep: () => new Promise<void>((resolve) => setImmediate(resolve)) },
+    random: () => 0.5,
+    maxWaitMs: 0,
+    claimMs: 10_000,
+    store,
+  });
+  const request: HttpRequest = { method: 'POST', url: 'http://127.0.0.1/v1/pets', headers: {} };
+  // Eight workers, as a batch has with no known limit.
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next++ < requests) await gate.send(request);
+    }),
+  );
+  await new Promise((resolve) => setImmediate(resolve));
+  return { writes: store.writes, state: store.read() };
+}
+
+describe('writes of the shared state', () => {
+  it('with budget to spare, writes an answer with the next reservation: fewer than 1.5 a request', async () => {
+    const { writes, state } = await batch(300, 100);
+    expect(writes).toBeLessThan(150);
+    // Every answer was written in the end: nothing left in flight, the server's count kept.
+    expect(Object.keys(state.inFlight ?? {})).toEqual([]);
+    expect(state.quota?.remaining).toBe(200);
+  });
+
+  it('near the end of the budget, writes every answer at once: two writes a request', async () => {
+    const { writes, state } = await batch(24, 24);
+    expect(writes).toBeGreaterThanOrEqual(2 * 24 - 1);
+    expect(Object.keys(state.inFlight ?? {})).toEqual([]);
+    expect(state.quota?.remaining).toBe(0);
+  });
+});
