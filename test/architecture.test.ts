@@ -35,7 +35,8 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const IMPORT = /(?:import|export)\s[^'"]*?from\s*'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
+// `import x from '…'`, `export … from '…'`, `import '…'` and `import('…')`.
+const IMPORT = /(?:import|export)\s[^'"]*?from\s*'(\.[^']+)'|import\s*\(?\s*'(\.[^']+)'/g;
 
 /** Every file of src/ (relative, as "cmd/pets/list.ts") and the files it imports. */
 function importGraph(): Map<string, string[]> {
@@ -127,6 +128,12 @@ describe('the layout of src/', () => {
 
   it('has no cycle between files', () => {
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it('reads side-effect imports too', () => {
+    const planted = "import '../cmd/root.js';\nimport type { X } from './x.js';";
+    const found = [...planted.matchAll(IMPORT)].map((match) => match[1] ?? match[2]);
+    expect(found).toEqual(['../cmd/root.js', './x.js']);
   });
 
   it('finds a cycle when one is planted', () => {

@@ -1,6 +1,6 @@
 /**
  * Reads the two entries a journal holds most, exactly as the journal writes them, without a
- * JSON parser: on resume, parsing every line was most of the time spent reading a journal.
+ * JSON parser: parsing every line would be most of the time a resume spends reading the journal.
  *   {"i":"<record>","line":<integer>}
  *   {"o":"<record>","line":<integer>,"outcome":"created","id":<integer>}
  * The value is the one parseJson gives (an integer outside ±(2^53-1) as bigint). Any other

@@ -19,15 +19,19 @@ export function readArgs(argv: readonly string[], table: CommandTable): RunArgs 
   const words = argv.slice(2);
   const end = words.indexOf('--');
   const options = end === -1 ? words : words.slice(0, end);
-  const operand = options.find(
-    (word, at) => !word.startsWith('-') && !table.valuedOptions.includes(options[at - 1] ?? ''),
+  const at = options.findIndex(
+    (word, index) =>
+      !word.startsWith('-') && !table.valuedOptions.includes(options[index - 1] ?? ''),
   );
-  const known = table.commands.some(
-    ({ names }) => operand !== undefined && names.includes(operand),
-  );
+  const operand = at === -1 ? undefined : options[at];
+  const helpAt = options.findIndex((word) => word === '--help' || word === '-h');
+  // `pets -h list` asks for pets's own help, which lists every command.
+  const known =
+    (helpAt === -1 || helpAt > at) &&
+    table.commands.some(({ names }) => operand !== undefined && names.includes(operand));
   return {
     ...(known ? { command: operand } : {}),
-    help: options.includes('--help') || options.includes('-h'),
+    help: helpAt !== -1,
     json: options.includes('--json'),
     debug: options.includes('--debug'),
     color: !options.includes('--no-color'),

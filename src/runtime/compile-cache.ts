@@ -37,10 +37,10 @@ type Compile = (this: LoadingModule, content: string, filename: string) => unkno
 
 /**
  * Keeps V8's compiled code for the files pets loads from here on, so that later runs skip
- * compiling them: once the bundle is lean, compiling is the largest start-up cost left. pets
- * compiles its CommonJS files through vm.Script with cached data, as v8-compile-cache did, on
- * every Node: Node's own module.enableCompileCache() keeps only top-level code, and measured
- * slower. NODE_DISABLE_COMPILE_CACHE turns it off, as it does Node's.
+ * compiling them, which is most of what a lean bundle costs at start-up. pets compiles its
+ * CommonJS files through vm.Script with cached data, as v8-compile-cache does, on every
+ * Node: Node's own module.enableCompileCache() keeps only top-level code, so later runs
+ * still compile the functions they call. NODE_DISABLE_COMPILE_CACHE turns it off, as it does Node's.
  *
  * Cached code runs as pets's own, so the cache is used only when nobody else can write it:
  * its folders and entries must be the user's, and writable by nobody else. V8 accepts cached

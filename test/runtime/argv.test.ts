@@ -18,6 +18,8 @@ describe('runKind', () => {
     [['--profile', 'quota', 'list', '--help'], 'list-help'],
     [['--timeout', '5', '--max-wait', '0', 'get', '1'], 'get'],
     [['list', '-h'], 'list-help'],
+    [['-h', 'list'], 'pets-help'],
+    [['--profile', 'x', '--help', 'get'], 'pets-help'],
     [['profile', 'use', 'staging'], 'profile'],
     [['get', '--', 'list'], 'get'],
     [['--', '--help'], 'pets'],
@@ -69,6 +71,7 @@ describe('buildProgram given what argv names', () => {
     [['__complete', 'pets', 'li']],
     [['--', 'list']],
     [['--profile']],
+    [['-h', 'list']],
   ])('defines every command for %j', (words) => {
     expect(commandsFor(...words).sort()).toEqual([...COMMAND_NAMES].sort());
   });

@@ -7,7 +7,7 @@ import { headerValue, type HttpMethod, type HttpResponse } from '../../http/type
 import { parseJson, stringifyJson, type JsonValue } from '../../json/int64-json.js';
 import { Option } from 'commander';
 import { escapeForTerminal } from '../../core/terminal-text.js';
-import { warnDeprecated } from '../pets/get.js';
+import { warnDeprecated } from '../shared/deprecated.js';
 import { examples } from '../shared/help-text.js';
 import type { Session } from '../shared/session.js';
 import type { CommandModule } from '../shared/command.js';

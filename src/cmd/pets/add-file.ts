@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { countLines } from '../../batch/input/lines.js';
 import { access } from 'node:fs/promises';
+import { countLines } from '../../batch/input/lines.js';
 import type { RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import { UsageError, type ErrorJson } from '../../core/errors.js';

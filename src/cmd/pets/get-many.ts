@@ -88,18 +88,28 @@ export async function getPets(
   return end.stoppedBy ? { ...result, stoppedBy: end.stoppedBy } : result;
 }
 
-/** One id per line, streamed; blank lines are skipped, anything else that is not an int64 is reported. */
+/**
+ * One id per line, streamed; blank lines are skipped, anything else that is not an int64 is
+ * reported. A line ends at \n, \r\n or a lone \r, as a terminal or an old Mac file ends it.
+ */
 export async function* readIds(stdin: NodeJS.ReadableStream): AsyncIterable<IdInput> {
+  let number = 0;
   for await (const line of streamLines(stdin as AsyncIterable<Uint8Array | string>)) {
     if (!('text' in line)) {
-      yield { line: line.number, problem: line.problem };
+      yield { line: ++number, problem: line.problem };
       continue;
     }
-    const text = line.text.trim();
-    if (text === '') continue;
-    const id = parseInt64(text);
-    yield id === undefined
-      ? { line: line.number, problem: 'not an int64 pet id' }
-      : { line: line.number, id };
+    const pieces = line.text.split('\r');
+    // A \r\n ends one line, not two.
+    if (pieces.length > 1 && pieces.at(-1) === '') pieces.pop();
+    for (const piece of pieces) {
+      number++;
+      const text = piece.trim();
+      if (text === '') continue;
+      const id = parseInt64(text);
+      yield id === undefined
+        ? { line: number, problem: 'not an int64 pet id' }
+        : { line: number, id };
+    }
   }
 }

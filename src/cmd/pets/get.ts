@@ -1,14 +1,14 @@
-import type { CommandModule } from '../shared/command.js';
 import type { DeprecationHeaders } from '../../api/client.js';
 import { GET_PET_REMOVAL_DATE, type Pet } from '../../api/contract.js';
-import { getPets, readIds, type GetOutcome, type IdInput } from './get-many.js';
+import { defaultConcurrency } from '../../batch/concurrency.js';
 import { UsageError } from '../../core/errors.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import { parseId } from '../shared/arguments.js';
-import { defaultConcurrency } from '../../batch/concurrency.js';
-import { deprecationNotice } from '../../terminal/deprecation-notice.js';
+import type { CommandModule } from '../shared/command.js';
+import { warnDeprecated } from '../shared/deprecated.js';
 import { examples } from '../shared/help-text.js';
 import type { Session } from '../shared/session.js';
+import { getPets, readIds, type GetOutcome, type IdInput } from './get-many.js';
 
 export const getCommand: CommandModule = {
   names: ['get'],
@@ -102,22 +102,4 @@ async function getMany(
   if (result.invalid > 0) session.exitCode = 2;
   else if (result.missing > 0) session.exitCode = 3;
   return result.deprecation;
-}
-
-/** The notice that GET /pets/{petId} is deprecated; `caller` names what used it. */
-export async function warnDeprecated(
-  session: Session,
-  headers: DeprecationHeaders,
-  caller = '`pets get`',
-): Promise<void> {
-  if (session.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
-  // No replacement is named: `pets list --status` filters by status, it cannot fetch an id.
-  await session.warn(
-    deprecationNotice({
-      operation: 'GET /pets/{petId}',
-      caller,
-      headers,
-      announcedRemoval: GET_PET_REMOVAL_DATE,
-    }),
-  );
 }
