@@ -3,11 +3,14 @@ import { clockTime, formatDuration, type Clock } from '../core/clock.js';
 import { InterruptedError, NetworkError, RateLimitError } from '../core/errors.js';
 import type { HttpRequest, HttpResponse, HttpSender } from '../http/types.js';
 import {
-  decideSend,
+  ampleBudget,
+  decideSends,
+  MAX_RESERVED_AHEAD,
   EMPTY_STATE,
   knownClockOffset,
   observeAnswer,
   releaseSend,
+  returnUnsent,
   type GateState,
   type WaitReason,
 } from './policy.js';
@@ -85,6 +88,8 @@ export class RateGate {
   private staged: Array<(state: GateState) => GateState> = [];
   /** The shared state as this process last changed it. */
   private known: GateState = EMPTY_STATE;
+  /** Claims taken ahead for this process's next requests, while the budget is ample. */
+  private reserved: string[] = [];
 
   constructor(private readonly options: GateOptions) {
     this.store = options.store ?? memoryStore();
@@ -201,14 +206,28 @@ export class RateGate {
     for (;;) {
       if (request.stopSending?.aborted || request.signal?.aborted) throw new InterruptedError();
       const now = this.options.clock.now();
+      const ahead = this.takeReserved(now);
+      if (ahead !== undefined) return went(ahead);
       const count = this.asking + this.backlog;
       const demand = { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
+      const ids = [id];
+      for (let more = Math.min(MAX_RESERVED_AHEAD, count - 1); more > 0; more--) {
+        ids.push(`${this.claimPrefix}.${this.claims++}`);
+      }
       const decision = this.change(
-        (state) => decideSend(state, now, id, now + this.options.claimMs, demand),
+        (state) => decideSends(state, now, ids, now + this.options.claimMs, demand),
         (d) => d.state,
         false,
       );
-      if (decision.go) return went(id);
+      if (decision.go) {
+        if (decision.reserved.length > 0) {
+          this.reserved.push(...decision.reserved);
+          // Requests of this process that wait may take them.
+          this.changed.abort(WAKE);
+          this.changed = new AbortController();
+        }
+        return went(id);
+      }
       const waitMs = Math.max(1, Math.ceil(decision.untilMs - now));
       if (decision.reason === 'learning') {
         this.voidDeadProbe(decision.state);
@@ -237,6 +256,33 @@ export class RateGate {
       const notice = { reason: WAIT_WORDS[decision.reason], attempt, maxAttempts: MAX_ATTEMPTS };
       await this.pause(waitMs, notice, request, true);
     }
+  }
+
+  /**
+   * A claim taken ahead, if the key still has budget to spare as every process knows it now
+   * (read without the lock): a cooldown or a short process learnt meanwhile returns them all.
+   */
+  private takeReserved(now: number): string | undefined {
+    if (this.reserved.length === 0) return undefined;
+    if (ampleBudget(this.safeRead(), now)) return this.reserved.shift();
+    this.releaseReserved();
+    return undefined;
+  }
+
+  private releaseReserved(): void {
+    const ids = this.reserved;
+    if (ids.length === 0) return;
+    this.reserved = [];
+    this.change((state) => ids.reduce((current, id) => returnUnsent(current, id), state));
+  }
+
+  /**
+   * Writes what this process holds back: answers not yet written, and claims taken ahead
+   * that no request used. Called when the process is done sending.
+   */
+  finish(): void {
+    this.releaseReserved();
+    if (this.staged.length > 0) this.change((current) => current);
   }
 
   /** A probe whose process has died gets no answer: void its claim rather than wait it out. */
@@ -306,14 +352,19 @@ export class RateGate {
       const answer = { status: response.status, ...heard, code };
       return observeAnswer(current, id, now, answer, this.options.random);
     };
-    if (!limited && this.asking === 0 && ample(this.known, now)) {
+    if (!limited && this.asking === 0 && ampleBudget(this.known, now)) {
       // With budget to spare and none of this process's requests waiting, an answer that
       // grants is written with the next change, or at the next turn of the event loop: one
       // write of the shared state instead of two per request. Until then its claim counts as
       // in flight, so others see less budget, never more; with budget to spare, none waits
       // for it. Near the end of a window or of its budget, every answer is written at once.
       this.staged.push(observe);
-      if (this.staged.length === 1) setImmediate(() => this.change((current) => current));
+      // With claims taken ahead, the change that takes the next ones writes it, or finish().
+      if (this.staged.length === 1 && this.reserved.length === 0) {
+        setImmediate(() => {
+          if (this.staged.length > 0) this.change((current) => current);
+        });
+      }
       return;
     }
     const state = this.change(observe);
@@ -448,17 +499,4 @@ export class RateGate {
 /** A duration as the seconds a user types for --max-wait, not rounded to minutes. */
 function exactSeconds(ms: number): string {
   return `${Math.ceil(ms / 1000)} s`;
-}
-
-// Budget that no burst of one process's requests can use up before its answers are written.
-const AMPLE_BUDGET = 32;
-const AMPLE_TIME_MS = 2_000;
-
-function ample(state: GateState, nowMs: number): boolean {
-  const quota = state.quota;
-  return (
-    quota !== undefined &&
-    quota.remaining >= AMPLE_BUDGET &&
-    quota.resetAtMs - nowMs > AMPLE_TIME_MS
-  );
 }

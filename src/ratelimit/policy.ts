@@ -10,7 +10,14 @@
 // new window, and the others follow its answer.
 
 import type { ServerWindow } from './rate-headers.js';
-import { bulkMayGoAt, liveSharing, sawShort, sayDemand, type SharingState } from './sharing.js';
+import {
+  bulkMayGoAt,
+  liveSharing,
+  sawShort,
+  sayDemand,
+  shortOnKey,
+  type SharingState,
+} from './sharing.js';
 
 export interface GateState extends SharingState {
   /** The current window: `remaining` is what no request has reserved yet. */
@@ -125,6 +132,57 @@ export function decideSend(
   return { go: true, state: { ...sent(current), probe: { id, untilMs: claimUntilMs } } };
 }
 
+// A window has budget to spare when this much is left of it: more than one process's burst
+// can use before its answers are written.
+const AMPLE_REMAINING = 32;
+const AMPLE_TIME_MS = 2_000;
+/** The most requests one process reserves ahead in one change of the shared state. */
+export const MAX_RESERVED_AHEAD = 8;
+
+/**
+ * The window has budget to spare: nothing blocks the key, no short process shares it, and
+ * 32 requests and 2 s are left. Then a process may reserve a few requests ahead, and write
+ * its answers late, in fewer changes of the shared state, without leaving any other process
+ * short of budget.
+ */
+export function ampleBudget(state: GateState, nowMs: number): boolean {
+  const quota = state.quota;
+  return (
+    quota !== undefined &&
+    quota.remaining >= AMPLE_REMAINING &&
+    quota.resetAtMs - nowMs > AMPLE_TIME_MS &&
+    (state.cooldownUntilMs === undefined || state.cooldownUntilMs <= nowMs) &&
+    !shortOnKey(state)
+  );
+}
+
+/**
+ * decideSend for `ids[0]`, and, while the budget stays ample, reservations for the rest
+ * (at most MAX_RESERVED_AHEAD): requests of the same process about to follow, each with its
+ * claim, so they go without a change of the shared state of their own.
+ */
+export function decideSends(
+  state: GateState,
+  nowMs: number,
+  ids: readonly string[],
+  claimUntilMs: number,
+  demand: ProcessDemand,
+): SendDecision & { reserved: string[] } {
+  const first = decideSend(state, nowMs, ids[0]!, claimUntilMs, demand);
+  const reserved: string[] = [];
+  if (!first.go) return { ...first, reserved };
+  let current = first.state;
+  for (const id of ids.slice(1, 1 + Math.min(MAX_RESERVED_AHEAD, demand.count - 1))) {
+    if (!ampleBudget(current, nowMs)) break;
+    const count = demand.count - 1 - reserved.length;
+    const next = decideSend(current, nowMs, id, claimUntilMs, { ...demand, count, short: false });
+    if (!next.go) break;
+    current = next.state;
+    reserved.push(id);
+  }
+  return { go: true, state: current, reserved };
+}
+
 /** Request `id` ended with no answer (a network failure, an interrupt): its claim ends. */
 export function releaseSend(state: GateState, id: string): GateState {
   const inFlight = { ...state.inFlight };
@@ -133,6 +191,18 @@ export function releaseSend(state: GateState, id: string): GateState {
   const next: GateState = { ...state, inFlight, ended: (state.ended ?? 0) + 1 };
   if (next.probe?.id === id) delete next.probe;
   return next;
+}
+
+/**
+ * A claim taken ahead that no request used: it was never sent, so the server counted
+ * nothing, and its budget goes back to the window it was taken from.
+ */
+export function returnUnsent(state: GateState, id: string): GateState {
+  const inFlight = { ...state.inFlight };
+  if (!inFlight[id]) return state;
+  delete inFlight[id];
+  const quota = state.quota && { ...state.quota, remaining: state.quota.remaining + 1 };
+  return { ...state, inFlight, ...(quota ? { quota } : {}) };
 }
 
 export interface Answer {

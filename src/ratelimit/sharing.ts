@@ -99,6 +99,14 @@ export function forgetDemand<S extends SharingState>(state: S, owner: string): S
 }
 
 /** The moment a bulk request of `state` may go, or undefined if it may go now. */
+/** A short process is on the key, or was lately. */
+export function shortOnKey(state: SharingState): boolean {
+  return (
+    Object.values(state.demand ?? {}).some((demand) => demand.short) ||
+    state.shortSeenAtMs !== undefined
+  );
+}
+
 export function bulkMayGoAt<S extends SharingState>(
   state: S,
   nowMs: number,
@@ -107,8 +115,7 @@ export function bulkMayGoAt<S extends SharingState>(
   if (!quota || quota.remaining <= 0) return { state };
   const said = Object.values(state.demand ?? {});
   const total = said.reduce((sum, demand) => sum + demand.count, 0);
-  const shortOnKey = said.some((demand) => demand.short) || state.shortSeenAtMs !== undefined;
-  if (total <= quota.remaining || !shortOnKey) return { state };
+  if (total <= quota.remaining || !shortOnKey(state)) return { state };
   const spread = state.spread ?? {
     resetAtMs: quota.resetAtMs,
     fromMs: nowMs,

@@ -171,6 +171,8 @@ export function createDeps({
       });
     },
     async close() {
+      // What a gate holds back (answers, claims taken ahead) goes to the shared state.
+      for (const gate of gates.values()) gate.finish();
       if (!processEndsAfterRun) await Promise.all(transports.map((t) => t.close()));
     },
   };

@@ -2,9 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   BACKOFF_CAP_MS,
   EMPTY_STATE,
+  MAX_RESERVED_AHEAD,
+  ampleBudget,
   decideSend,
+  decideSends,
   observeAnswer,
   releaseSend,
+  returnUnsent,
   type GateState,
 } from '../../src/ratelimit/policy.js';
 import { MAX_ATTEMPTS, retryBackoffMs, retryDecision } from '../../src/ratelimit/retry-policy.js';
@@ -71,6 +75,56 @@ describe('decideSend', () => {
     expect(answered.unlimited).toBe(true);
     let state = answered;
     for (const id of ['b', 'c', 'd']) state = send(state, id);
+  });
+});
+
+describe('decideSends: claims taken ahead', () => {
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'];
+  const demand = { owner: 'p', count: 20 };
+
+  it('with an ample window, reserves the next requests in the same change', () => {
+    const state = { ...EMPTY_STATE, quota: window(100) };
+    const decision = decideSends(state, NOW, ids, CLAIM, demand);
+    expect(decision.go).toBe(true);
+    expect(decision.reserved).toEqual(ids.slice(1, 1 + MAX_RESERVED_AHEAD));
+    expect(decision.state.quota?.remaining).toBe(100 - 1 - MAX_RESERVED_AHEAD);
+    expect(Object.keys(decision.state.inFlight ?? {})).toHaveLength(1 + MAX_RESERVED_AHEAD);
+  });
+
+  it('stops taking ahead where the budget stops being ample', () => {
+    const decision = decideSends({ ...EMPTY_STATE, quota: window(35) }, NOW, ids, CLAIM, demand);
+    // 35, 34, 33 and 32 left are ample: the first request and three ahead.
+    expect(decision.reserved).toHaveLength(3);
+    expect(decision.state.quota?.remaining).toBe(31);
+  });
+
+  it.each([
+    ['a small budget', { quota: window(31) }],
+    ['a window about to end', { quota: window(100, 2_000) }],
+    ['a short process on the key', { quota: window(100), shortSeenAtMs: NOW - 100 }],
+    ['a cooldown', { quota: window(100), cooldownUntilMs: NOW + 1_000 }],
+  ])('takes nothing ahead with %s', (_what, known) => {
+    const state = { ...EMPTY_STATE, ...known };
+    expect(ampleBudget(state, NOW)).toBe(false);
+    const decision = decideSends(state, NOW, ids, CLAIM, demand);
+    expect('reserved' in decision ? decision.reserved : []).toEqual([]);
+  });
+
+  it('takes no more than the process says it will send', () => {
+    const decision = decideSends({ ...EMPTY_STATE, quota: window(100) }, NOW, ids, CLAIM, {
+      owner: 'p',
+      count: 3,
+    });
+    expect(decision.reserved).toEqual(['b', 'c']);
+  });
+
+  it('gives an unused claim back to the window, as never sent', () => {
+    const taken = decideSends({ ...EMPTY_STATE, quota: window(100) }, NOW, ids, CLAIM, demand);
+    const back = returnUnsent(taken.state, 'b');
+    expect(back.quota?.remaining).toBe(taken.state.quota!.remaining + 1);
+    expect(back.inFlight?.b).toBeUndefined();
+    expect(back.ended ?? 0).toBe(taken.state.ended ?? 0);
+    expect(returnUnsent(back, 'b')).toBe(back);
   });
 });
 

@@ -357,11 +357,12 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
   const workers: Array<Promise<void>> = [];
   for (let p = 0; p < options.processes; p++) {
     const gate = newGate();
+    const processWorkers: Array<Promise<void>> = [];
     let left =
       Math.ceil((options.requests * (p + 1)) / options.processes) -
       Math.ceil((options.requests * p) / options.processes);
     for (let w = 0; w < options.workersPerProcess; w++) {
-      workers.push(
+      processWorkers.push(
         (async () => {
           for (;;) {
             if (options.ownShares) {
@@ -387,6 +388,8 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
         })(),
       );
     }
+    // A process ends as main ends pets: what its gate holds back goes to the shared state.
+    workers.push(Promise.all(processWorkers).then(() => gate.finish()));
   }
   let loopDoneMs: number | undefined;
   const loop = options.loop;
