@@ -76,8 +76,6 @@ export class RateGate {
   /** Requests asking the gate now, and those the caller has said will follow them. */
   private asking = 0;
   private backlog = 0;
-  /** The last answer this process had stated no limit. */
-  private unlimited = false;
   /** Requests this process has sent: what a message may say was sent. */
   private sent = 0;
   private waitedMs = 0;
@@ -86,7 +84,7 @@ export class RateGate {
   private changed = new AbortController();
   /** Answers learnt but not yet written to the shared state (see learn). */
   private staged: Array<(state: GateState) => GateState> = [];
-  /** The shared state as this process last changed it. */
+  /** The shared state as this process last changed it: what it knows without reading. */
   private known: GateState = EMPTY_STATE;
   /** Claims taken ahead for this process's next requests, while the budget is ample. */
   private reserved: string[] = [];
@@ -109,7 +107,7 @@ export class RateGate {
    */
   expect(count: number): boolean {
     this.backlog = Math.max(0, Math.floor(count));
-    return !this.unlimited;
+    return this.known.unlimited !== true;
   }
 
   /** Requests sent so far by this process. */
@@ -368,7 +366,6 @@ export class RateGate {
       return;
     }
     const state = this.change(observe);
-    this.unlimited = state.unlimited === true;
     if (limited) {
       const until = state.cooldownUntilMs ?? now;
       this.trace(
@@ -395,17 +392,13 @@ export class RateGate {
     let result: T;
     const staged = this.staged;
     this.staged = [];
-    const withStaged = (state: GateState) => {
-      const current = staged.reduce((known, observe) => observe(known), state);
-      if (staged.length > 0) this.unlimited = current.unlimited === true;
-      return step(current);
-    };
+    const withStaged = (state: GateState) =>
+      step(staged.reduce((known, observe) => observe(known), state));
     try {
       result = this.store.update((state) => {
         const value = withStaged(state);
         return { state: stateOf(value), result: value };
       });
-      this.known = stateOf(result);
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
       this.trace(`the rate-limit state cannot be shared: ${(error as Error).message}`);
@@ -416,6 +409,7 @@ export class RateGate {
         return { state: stateOf(value), result: value };
       });
     }
+    this.known = stateOf(result);
     if (learnt) {
       this.changed.abort(WAKE);
       this.changed = new AbortController();
