@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../ratelimit/simulation.js';
-import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
+import { apiEnv } from '../helpers/api-env.js';
+import { tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { startStrictServer } from '../helpers/strict-server.js';
 
@@ -62,13 +63,7 @@ describe('a batch ended at a random moment, then resumed', () => {
       const input = join(dir, 'records.ndjson');
       const names = Array.from({ length: RECORDS }, (_, i) => `T${trial.seed}-${i}`);
       writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
-      const env = {
-        PATH: process.env.PATH,
-        PETS_CONFIG_DIR: tempConfigDir(),
-        PETS_BASE_URL: server.baseUrl,
-        PETS_API_KEY: server.key,
-        PETS_PROFILE: 'staging',
-      };
+      const env = apiEnv(server, { PATH: process.env.PATH ?? '', PETS_PROFILE: 'staging' });
 
       const child = spawn(process.execPath, [BIN, 'add', '--file', input, '--json'], {
         env,
@@ -144,13 +139,7 @@ describe('a journal in the way', () => {
     const input = join(dir, 'records.ndjson');
     const names = Array.from({ length: 60 }, (_, i) => `J${i}`);
     writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
-    const env = {
-      PATH: process.env.PATH,
-      PETS_CONFIG_DIR: tempConfigDir(),
-      PETS_BASE_URL: server.baseUrl,
-      PETS_API_KEY: server.key,
-      PETS_PROFILE: 'staging',
-    };
+    const env = apiEnv(server, { PATH: process.env.PATH ?? '', PETS_PROFILE: 'staging' });
     return { server, input, names, env };
   };
 

@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { apiEnv } from '../helpers/api-env.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { concurrentClock, fakeClock } from '../helpers/fake-clock.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
@@ -32,16 +33,10 @@ describe('the free plan, 100 creates at the default concurrency', () => {
     const clock = concurrentClock();
     const sandbox: RunningSandbox = await startSandbox({ plan: 'free', now: clock.now });
     closers.push(() => sandbox.close());
-    const dir = tempConfigDir();
-    const input = join(dir, '..', 'free.ndjson');
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    const input = join(env.PETS_CONFIG_DIR!, '..', 'free.ndjson');
     const names = Array.from({ length: 100 }, (_, i) => `Free ${i}`);
     writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
-    const env = {
-      PETS_CONFIG_DIR: dir,
-      PETS_BASE_URL: sandbox.baseUrl,
-      PETS_API_KEY: sandbox.key,
-      PETS_PROFILE: 'staging',
-    };
 
     const run = await runMain(['add', '--file', input, '--max-wait', '600'], env, {}, clock);
     expect(run.stderr).toMatch(/created 100, failed 0/);
@@ -62,16 +57,10 @@ describe('the free plan, 100 creates by the built binary', () => {
     // seconds: 60 go in the first window, the other 40 wait for the next one.
     const sandbox = await startSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1 });
     closers.push(() => sandbox.close());
-    const dir = tempConfigDir();
-    const input = join(dir, '..', 'free-binary.ndjson');
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    const input = join(env.PETS_CONFIG_DIR!, '..', 'free-binary.ndjson');
     const names = Array.from({ length: 100 }, (_, i) => `Binary ${i}`);
     writeFileSync(input, names.map((name) => JSON.stringify({ name, categoryId: 1 })).join('\n'));
-    const env = {
-      PETS_CONFIG_DIR: dir,
-      PETS_BASE_URL: sandbox.baseUrl,
-      PETS_API_KEY: sandbox.key,
-      PETS_PROFILE: 'staging',
-    };
 
     const run = await runBinary(['add', '--file', input, '--max-wait', '60'], env);
     expect(run.stderr).toMatch(/created 100, failed 0/);
@@ -91,11 +80,7 @@ describe('the free plan, `pets get` with 80 ids by the built binary', () => {
   it('gets all 80 with no 429 and no ban, on a free plan whose minute lasts 2 s', async () => {
     const sandbox = await startSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1, seed: 80 });
     closers.push(() => sandbox.close());
-    const env = {
-      PETS_CONFIG_DIR: tempConfigDir(),
-      PETS_BASE_URL: sandbox.baseUrl,
-      PETS_API_KEY: sandbox.key,
-    };
+    const env = apiEnv(sandbox);
     const ids = sandbox.pets().map((pet) => String(pet.id));
     expect(ids).toHaveLength(80);
 
@@ -113,18 +98,12 @@ describe('--max-wait bounds the whole command', () => {
     const clock = concurrentClock();
     const sandbox = await startSandbox({ plan: 'free', rpm: 10, now: clock.now });
     closers.push(() => sandbox.close());
-    const dir = tempConfigDir();
-    const input = join(dir, '..', 'max-wait.ndjson');
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    const input = join(env.PETS_CONFIG_DIR!, '..', 'max-wait.ndjson');
     const lines = Array.from({ length: 35 }, (_, i) =>
       JSON.stringify({ name: `W ${i}`, categoryId: 1 }),
     );
     writeFileSync(input, lines.join('\n'));
-    const env = {
-      PETS_CONFIG_DIR: dir,
-      PETS_BASE_URL: sandbox.baseUrl,
-      PETS_API_KEY: sandbox.key,
-      PETS_PROFILE: 'staging',
-    };
     const started = clock.now();
 
     const run = await runMain(['add', '--file', input, '--max-wait', '90'], env, {}, clock);
@@ -147,11 +126,7 @@ describe('several pets processes on one key', () => {
       windowMs: 10_000,
       skewMs: skewEndingWindowIn(10_000, 2_500),
     });
-    const env = {
-      PETS_CONFIG_DIR: tempConfigDir(),
-      PETS_BASE_URL: server.baseUrl,
-      PETS_API_KEY: server.key,
-    };
+    const env = apiEnv(server);
     // Warm state: four requests of the window are used.
     for (let i = 0; i < 4; i++) expect((await runBinary(['list', '--json'], env)).code).toBe(0);
 
@@ -231,11 +206,7 @@ describe('Retry-After is obeyed as given', () => {
 
   it('--max-wait 0 with budget left sends at once, and exit 5 says nothing was sent', async () => {
     const server = await strict({ limit: 60, windowMs: 60_000 });
-    const env = {
-      PETS_CONFIG_DIR: tempConfigDir(),
-      PETS_BASE_URL: server.baseUrl,
-      PETS_API_KEY: server.key,
-    };
+    const env = apiEnv(server);
     for (let i = 0; i < 3; i++) {
       expect((await runBinary(['list', '--max-wait', '0'], env)).code).toBe(0);
     }
@@ -246,20 +217,15 @@ describe('Retry-After is obeyed as given', () => {
 describe('many requests waiting at once', () => {
   it('wait for a window without a word from Node on stderr', async () => {
     const server = await strict({ limit: 5, windowMs: 1_000 });
-    const dir = tempConfigDir();
-    const input = join(dir, '..', 'wide.ndjson');
+    const env = apiEnv(server, { PETS_PROFILE: 'staging' });
+    const input = join(env.PETS_CONFIG_DIR!, '..', 'wide.ndjson');
     writeFileSync(
       input,
       Array.from({ length: 20 }, (_, i) => JSON.stringify({ name: `W${i}`, categoryId: 1 })).join(
         '\n',
       ),
     );
-    const run = await runBinary(['add', '--file', input, '--concurrency', '16', '-q'], {
-      PETS_CONFIG_DIR: dir,
-      PETS_BASE_URL: server.baseUrl,
-      PETS_API_KEY: server.key,
-      PETS_PROFILE: 'staging',
-    });
+    const run = await runBinary(['add', '--file', input, '--concurrency', '16', '-q'], env);
     expect(run.stderr).not.toMatch(/Warning/);
     expect(run.code).toBe(0);
     expect(server.created).toHaveLength(20);
