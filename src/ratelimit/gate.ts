@@ -221,8 +221,7 @@ export class RateGate {
         if (decision.reserved.length > 0) {
           this.reserved.push(...decision.reserved);
           // Requests of this process that wait may take them.
-          this.changed.abort(WAKE);
-          this.changed = new AbortController();
+          this.wakeWaiting();
         }
         return went(id);
       }
@@ -280,7 +279,18 @@ export class RateGate {
    */
   finish(): void {
     this.releaseReserved();
+    this.writeStaged();
+  }
+
+  /** Writes the answers held back, if any are. */
+  private writeStaged(): void {
     if (this.staged.length > 0) this.change((current) => current);
+  }
+
+  /** Requests of this process that wait ask the gate again. */
+  private wakeWaiting(): void {
+    this.changed.abort(WAKE);
+    this.changed = new AbortController();
   }
 
   /** A probe whose process has died gets no answer: void its claim rather than wait it out. */
@@ -359,9 +369,7 @@ export class RateGate {
       this.staged.push(observe);
       // With claims taken ahead, the change that takes the next ones writes it, or finish().
       if (this.staged.length === 1 && this.reserved.length === 0) {
-        setImmediate(() => {
-          if (this.staged.length > 0) this.change((current) => current);
-        });
+        setImmediate(() => this.writeStaged());
       }
       return;
     }
@@ -410,10 +418,7 @@ export class RateGate {
       });
     }
     this.known = stateOf(result);
-    if (learnt) {
-      this.changed.abort(WAKE);
-      this.changed = new AbortController();
-    }
+    if (learnt) this.wakeWaiting();
     return result;
   }
 
