@@ -3,9 +3,21 @@
 // it is refused where the key is given instead, without naming the character: it is a secret.
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
+/**
+ * The shortest key pets takes. Output, errors, traces, journals and state files have the key
+ * redacted wherever it appears (core/redact.ts); text as short as `abc` also occurs in words,
+ * numbers and JSON, so it could neither be redacted reliably nor told apart from them.
+ */
+export const MIN_KEY_LENGTH = 8;
+
 /** Why `key` cannot be an API key, or undefined when it can. */
 export function keyProblem(key: string): string | undefined {
-  if (VISIBLE_ASCII.test(key)) return undefined;
-  const at = [...key].findIndex((ch) => !VISIBLE_ASCII.test(ch));
-  return `has a character that is not visible ASCII (character ${at + 1}); a key is letters, digits and punctuation, without spaces`;
+  if (!VISIBLE_ASCII.test(key)) {
+    const at = [...key].findIndex((ch) => !VISIBLE_ASCII.test(ch));
+    return `has a character that is not visible ASCII (character ${at + 1}); a key is letters, digits and punctuation, without spaces`;
+  }
+  if (key.length < MIN_KEY_LENGTH) {
+    return `is ${key.length} characters long, shorter than the ${MIN_KEY_LENGTH} pets accepts: a key that short cannot be kept out of output`;
+  }
+  return undefined;
 }

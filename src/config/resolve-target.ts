@@ -129,7 +129,7 @@ export function resolveTarget(
       {
         hint:
           keySource === 'environment'
-            ? 'Check how PETS_API_KEY is set (a CR from a Windows file, a pasted character).'
+            ? 'Check how PETS_API_KEY is set: the whole key as issued, without a CR from a Windows file or a pasted character.'
             : `Run \`pets auth login --profile ${profile}\` to store a valid key.`,
       },
     );

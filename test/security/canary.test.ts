@@ -372,3 +372,50 @@ describe('the API key canary', () => {
     }
   });
 });
+
+describe('keys too short to redact', () => {
+  // A key of a few characters also occurs in ordinary text, so it could not be kept out of
+  // output: it is refused where it is given, before anything is saved or sent.
+  it.each(['abc', 'k', 'sk_live'])(
+    'auth login refuses %j with exit 2 and saves nothing',
+    async (key) => {
+      const dir = join(root, `short-login-${key}`);
+      await runMain(['profile', 'set', 'staging', '--base-url', sandbox.baseUrl], {
+        PETS_CONFIG_DIR: dir,
+      });
+      const before = readFileSync(join(dir, 'config.json'), 'utf8');
+      const result = await runMain(
+        ['auth', 'login', '--with-key', '--profile', 'staging'],
+        { PETS_CONFIG_DIR: dir },
+        { stdin: `${key}\n` },
+      );
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `the API key is ${key.length} characters long, shorter than the 8`,
+      );
+      expect(result.stderr).toContain('nothing was saved');
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+    },
+  );
+
+  it('PETS_API_KEY of 3 characters exits 4 with nothing sent; 8 characters are taken', async () => {
+    const before = sandbox.requestLog.length;
+    const env = (key: string) => ({
+      PETS_CONFIG_DIR: join(root, 'short-env'),
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: key,
+    });
+    for (const args of [['list'], ['add', '--name', 'Rex', '--category-id', '1', '--json']]) {
+      const result = await runMain(args, env('abc'));
+      expect(result.code).toBe(4);
+      expect(result.stderr).toContain('PETS_API_KEY is 3 characters long');
+      expect(result.stderr).toContain('nothing was sent');
+    }
+    expect(sandbox.requestLog.length).toBe(before);
+    // Long enough to be checked: the server, not pets, refuses it.
+    const eight = await runMain(['list'], env('abcdefgh'));
+    expect(eight.code).toBe(4);
+    expect(eight.stderr).not.toContain('characters long');
+    expect(sandbox.requestLog.length).toBe(before + 1);
+  });
+});
