@@ -1,3 +1,5 @@
+// First: on a Node pets does not support, nothing else of it may run (see node-check.ts).
+import { refuseUnsupportedNode } from './node-check.js';
 import { packageVersion } from '../core/version.js';
 import type { Deps } from '../cmd/shared/deps.js';
 import type { RunState } from '../cmd/root.js';
@@ -17,6 +19,8 @@ const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
  * place that catches errors: everything below throws, and this decides what the user sees.
  */
 export async function main(argv: readonly string[], deps?: Deps): Promise<number> {
+  const refused = refuseUnsupportedNode(argv);
+  if (refused !== undefined) return refused;
   // `pets --version` is the one answer that needs nothing else: scripts call it to check
   // for pets, so it should cost no more than starting node.
   const words = argv.slice(2);
