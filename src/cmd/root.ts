@@ -13,7 +13,7 @@ import { quotaCommand } from './quota/quota.js';
 import { sandboxCommand } from './sandbox/sandbox.js';
 import { parseNonNegativeSeconds, parseSeconds } from './shared/arguments.js';
 import type { CommandModule, CommandTable } from './shared/command.js';
-import { examples } from './shared/help-text.js';
+import { examples, formatHelp, PetsCommand } from './shared/help-text.js';
 import { Session, type GlobalOptions, type SessionSource } from './shared/session.js';
 
 /** Holds the session of this run, made on first use once commander has parsed the options. */
@@ -21,9 +21,8 @@ export interface RunState {
   session?: Session;
 }
 
-/** Every top-level command, in the order help lists them. */
+/** Every top-level command, in the order help lists them: the deprecated `get` last. */
 export const COMMANDS: readonly CommandModule[] = [
-  getCommand,
   listCommand,
   addCommand,
   quotaCommand,
@@ -33,6 +32,7 @@ export const COMMANDS: readonly CommandModule[] = [
   sandboxCommand,
   completionCommand,
   helpCommand,
+  getCommand,
 ];
 
 // Commands that walk the whole program: they need every command defined.
@@ -44,11 +44,12 @@ const NEED_ALL = new Set(['help', '__complete']);
  * (--help, a typo) gets them all.
  */
 export function buildProgram(deps: Deps, state: RunState, named?: string): Command {
-  const program = withGlobalOptions(new Command('pets'));
+  const program = withGlobalOptions(new PetsCommand('pets'));
   program
-    // Every command's help lists the global options too, as gh lists inherited flags.
+    // Every command's help lists the global options too, as gh lists inherited flags, and
+    // reads in gh's order (help-text.ts).
     // Set before any command is made: commands share this configuration from their parent.
-    .configureHelp({ showGlobalOptions: true })
+    .configureHelp({ showGlobalOptions: true, formatHelp })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -86,7 +87,7 @@ export function buildProgram(deps: Deps, state: RunState, named?: string): Comma
 }
 
 /** The options every command takes, with the version and help flags. */
-function withGlobalOptions(program: Command): Command {
+function withGlobalOptions<C extends Command>(program: C): C {
   return program
     .description('Command-line client for the Animal Store API v1.')
     .version(packageVersion(), '-V, --version', 'print the version')

@@ -27,9 +27,9 @@ export function describeError(error: unknown, debug: boolean): ErrorReport {
       error.code,
       error.message.replace(/^error: /, '').replace(/\n+/g, ' '),
     );
-    return toReport(
-      new UsageError(message, { hint: 'Run `pets --help` or `pets <command> --help` for usage.' }),
-    );
+    // The command that found the error names its own help (cmd/shared/help-text.ts).
+    const help = 'helpCommand' in error ? String(error.helpCommand) : 'pets --help';
+    return toReport(new UsageError(message, { hint: `Run \`${help}\` for usage.` }));
   }
   if (error instanceof PetsError) return toReport(error);
   return {

@@ -17,6 +17,7 @@ export const getCommand: CommandModule = {
     program
       .command('get')
       .description(`show pets by id (deprecated API operation, removed ${GET_PET_REMOVAL_DATE})`)
+      .helpGroup('Deprecated commands:')
       .argument('<petId...>', 'one or more ids, or - to read one id per line from stdin')
       .addHelpText(
         'before',

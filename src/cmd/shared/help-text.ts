@@ -1,4 +1,121 @@
-/** Help text that leads with examples, shared by every command. */
+import {
+  Command,
+  CommanderError,
+  type AddHelpTextContext,
+  type AddHelpTextPosition,
+  type Help,
+} from 'commander';
+
+/** A command's examples, for `.addHelpText('before', …)`: pets's help shows them after the description. */
 export function examples(...lines: string[]): string {
-  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+  return `Examples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`;
+}
+
+/**
+ * pets's commands: help in gh's order, and usage errors that name the command that failed.
+ *
+ * Help reads Usage, the description, the examples, the arguments and commands, the command's
+ * own options, then the global ones. What a command adds 'before' its help (its examples) is
+ * placed after the usage and description instead of above them.
+ */
+export class PetsCommand extends Command {
+  private lead = '';
+
+  override createCommand(name?: string): PetsCommand {
+    return new PetsCommand(name);
+  }
+
+  override addHelpText(position: AddHelpTextPosition, text: string): this;
+  override addHelpText(
+    position: AddHelpTextPosition,
+    text: (context: AddHelpTextContext) => string,
+  ): this;
+  override addHelpText(
+    position: AddHelpTextPosition,
+    text: string | ((context: AddHelpTextContext) => string),
+  ): this {
+    if (typeof text !== 'string') return super.addHelpText(position, text);
+    if (position !== 'before') return super.addHelpText(position, text);
+    this.lead += text;
+    return this;
+  }
+
+  /** The text placed between the description and the lists: the examples. */
+  get helpLead(): string {
+    return this.lead;
+  }
+
+  /** The command line that shows this command's help: `pets profile use --help`. */
+  get helpCommandLine(): string {
+    const names = [this.name()];
+    for (let parent = this.parent; parent; parent = parent.parent) names.unshift(parent.name());
+    return `${names.join(' ')} --help`;
+  }
+
+  // Every usage error commander finds goes through here, on the command that found it:
+  // the error carries that command's help line, for the hint main prints.
+  override error(message: string, options?: { code?: string; exitCode?: number }): never {
+    try {
+      super.error(message, options);
+    } catch (error) {
+      if (error instanceof CommanderError)
+        Object.assign(error, { helpCommand: this.helpCommandLine });
+      throw error;
+    }
+  }
+}
+
+/** Commander's help, in gh's order (see PetsCommand). */
+export function formatHelp(cmd: Command, helper: Help): string {
+  const termWidth = helper.padWidth(cmd, helper);
+  const helpWidth = helper.helpWidth ?? 80;
+  const item = (term: string, description: string) =>
+    helper.formatItem(term, termWidth, description, helper);
+  const section = (heading: string, items: string[]) =>
+    items.length === 0 ? [] : [heading, ...items, ''];
+
+  const output = [`Usage: ${helper.commandUsage(cmd)}`, ''];
+  const description = helper.commandDescription(cmd);
+  if (description) output.push(helper.boxWrap(description, helpWidth), '');
+  if (cmd instanceof PetsCommand && cmd.helpLead) output.push(cmd.helpLead);
+
+  output.push(
+    ...section(
+      'Arguments:',
+      helper
+        .visibleArguments(cmd)
+        .map((argument) =>
+          item(helper.argumentTerm(argument), helper.argumentDescription(argument)),
+        ),
+    ),
+  );
+  const groups = helper.groupItems(
+    [...cmd.commands],
+    helper.visibleCommands(cmd),
+    (sub) => sub.helpGroup() || 'Commands:',
+  );
+  for (const [heading, commands] of groups) {
+    output.push(
+      ...section(
+        heading,
+        commands.map((sub) => item(helper.subcommandTerm(sub), helper.subcommandDescription(sub))),
+      ),
+    );
+  }
+  const options = helper
+    .visibleOptions(cmd)
+    .map((option) => item(helper.optionTerm(option), helper.optionDescription(option)));
+  // The program's own options are the global ones.
+  output.push(...section(cmd.parent ? 'Options:' : 'Global Options:', options));
+  if (helper.showGlobalOptions) {
+    output.push(
+      ...section(
+        'Global Options:',
+        helper
+          .visibleGlobalOptions(cmd)
+          .map((option) => item(helper.optionTerm(option), helper.optionDescription(option))),
+      ),
+    );
+  }
+  return output.join('\n');
 }

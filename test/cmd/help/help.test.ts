@@ -26,11 +26,61 @@ const COMMANDS = [
 ];
 
 describe('help', () => {
-  it.each(COMMANDS)('pets %s --help leads with examples', async (command) => {
-    const result = await runMain([...command.split(' '), '--help'], env());
-    expect(result.code).toBe(0);
-    expect(result.stdout.trimStart()).toMatch(/^Examples:\n {2}\$ /);
-    expect(result.stdout.indexOf('Examples:')).toBeLessThan(result.stdout.indexOf('Usage:'));
+  it.each(COMMANDS)(
+    'pets %s --help reads in gh order: usage, description, examples, lists, global options',
+    async (command) => {
+      const result = await runMain([...command.split(' '), '--help'], env());
+      expect(result.code).toBe(0);
+      const help = result.stdout;
+      // No leading blank line: the first line is the usage.
+      expect(help).toMatch(new RegExp(`^Usage: pets ${command} `));
+      const [, description] = help.split('\n');
+      expect(help.split('\n')[2]).toMatch(/^\S/);
+      expect(description).toBe('');
+      const order = ['Usage:', 'Examples:\n  $ ', 'Global Options:'].map((heading) =>
+        help.indexOf(heading),
+      );
+      expect(order.every((at) => at >= 0)).toBe(true);
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+      for (const list of ['Arguments:', 'Commands:', 'Options:\n']) {
+        const at = help.indexOf(`\n${list}`);
+        if (at >= 0) {
+          expect(at).toBeGreaterThan(order[1]!);
+          expect(at).toBeLessThan(order[2]!);
+        }
+      }
+    },
+  );
+
+  it('pets --help: usage first, commands before the global options, the deprecated get last', async () => {
+    const help = (await runMain(['--help'], env())).stdout;
+    expect(help.startsWith('Usage: pets [options] [command]\n\nCommand-line client')).toBe(true);
+    const examplesAt = help.indexOf('Examples:');
+    const commandsAt = help.indexOf('Commands:');
+    const globalAt = help.indexOf('Global Options:');
+    expect(examplesAt).toBeGreaterThan(0);
+    expect(commandsAt).toBeGreaterThan(examplesAt);
+    expect(globalAt).toBeGreaterThan(commandsAt);
+    const commandLines = help
+      .slice(commandsAt, globalAt)
+      .split('\n')
+      .filter((line) => /^ {2}[a-z]/.test(line))
+      .map((line) => line.trim().split(' ')[0]);
+    expect(commandLines.at(-1)).toBe('get');
+    expect(help.slice(commandsAt, globalAt)).toMatch(/Deprecated commands:\n {2}get <petId\.\.\.>/);
+  });
+
+  it.each([
+    [['add', '--bogus'], 'pets add --help'],
+    [['profile', 'use'], 'pets profile use --help'],
+    [['profile', 'sett'], 'pets profile --help'],
+    [['auth', 'login', 'extra'], 'pets auth login --help'],
+    [['lsit'], 'pets --help'],
+  ])('a usage error in %j points to %s', async (args, help) => {
+    const result = await runMain(args, env());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`Run \`${help}\` for usage.`);
+    expect(result.stderr).not.toContain('<command>');
   });
 
   it.each([
@@ -87,10 +137,10 @@ describe('help', () => {
 });
 
 describe('pets api --help', () => {
-  it("starts with the issue's three examples", async () => {
+  it("shows the issue's three examples first", async () => {
     const result = await runMain(['api', '--help'], env());
-    expect(result.stdout.trimStart()).toMatch(
-      /^Examples:\n {2}\$ pets api \/store\/orders\n {2}\$ pets api \/pets -f name=Rex -F categoryId=3\n {2}\$ pets api \/pets --input new\.json\n/,
+    expect(result.stdout).toMatch(
+      /\nExamples:\n {2}\$ pets api \/store\/orders\n {2}\$ pets api \/pets -f name=Rex -F categoryId=3\n {2}\$ pets api \/pets --input new\.json\n/,
     );
   });
 });
