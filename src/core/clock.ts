@@ -18,7 +18,26 @@ export function formatDuration(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 }
 
-/** A moment as people read it, in local time. */
-export function clockTime(ms: number): string {
-  return new Date(ms).toLocaleTimeString();
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+/** The local calendar day of `ms`, as a number that grows by one a day (DST-proof). */
+function localDay(ms: number): number {
+  const date = new Date(ms);
+  return Date.UTC(date.getFullYear(), date.getMonth(), date.getDate()) / 86_400_000;
+}
+
+/**
+ * A moment as people read it, in local time, saying its day when that is not today:
+ * `20:45:01`, `tomorrow 20:45:01`, `2026-11-27 20:45:01`. Every time pets shows (when a
+ * wait ends, when to retry, when a window resets) goes through here, so that "Retry after
+ * 20:45" never leaves a person guessing which day.
+ */
+export function clockTime(ms: number, nowMs: number): string {
+  const date = new Date(ms);
+  const time = `${twoDigits(date.getHours())}:${twoDigits(date.getMinutes())}:${twoDigits(date.getSeconds())}`;
+  const days = localDay(ms) - localDay(nowMs);
+  if (days === 0) return time;
+  if (days === 1) return `tomorrow ${time}`;
+  if (days === -1) return `yesterday ${time}`;
+  return `${date.getFullYear()}-${twoDigits(date.getMonth() + 1)}-${twoDigits(date.getDate())} ${time}`;
 }

@@ -246,7 +246,7 @@ export class RateGate {
       this.trace(
         `wait ${formatDuration(waitMs)}: ${WAIT_WORDS[decision.reason]}` +
           (decision.reason === 'quota' && quota
-            ? ` (${quota.limit} until ${clockTime(decision.untilMs)})`
+            ? ` (${quota.limit} until ${clockTime(decision.untilMs, now)})`
             : '') +
           ` for ${request.method} ${request.url}`,
       );
@@ -446,15 +446,15 @@ export class RateGate {
         : 'the server rate limited this key (429)';
     return new RateLimitError(
       banned ? 'key_banned' : 'rate_limited',
-      `${request.method} ${request.url}: ${what}; the next request may go at ${clockTime(until)}, ` +
+      `${request.method} ${request.url}: ${what}; the next request may go at ${clockTime(until, this.options.clock.now())}, ` +
         `in ${formatDuration(waitMs)}, ${this.beyondMaxWait(waitMs)}, so ${this.sentWords()}`,
       {
         status: reason === 'cooldown' ? 429 : undefined,
         retryAfter: Math.ceil(waitMs / 1000),
         resetAt: new Date(until).toISOString(),
         hint: banned
-          ? `Stop every script that uses this key, then retry after ${clockTime(until)}.`
-          : `Retry after ${clockTime(until)}, or raise --max-wait.`,
+          ? `Stop every script that uses this key, then retry after ${clockTime(until, this.options.clock.now())}.`
+          : `Retry after ${clockTime(until, this.options.clock.now())}, or raise --max-wait.`,
       },
     );
   }
@@ -476,7 +476,7 @@ export class RateGate {
         status: 429,
         retryAfter: Math.max(0, Math.ceil((until - this.options.clock.now()) / 1000)),
         resetAt: new Date(until).toISOString(),
-        hint: `Retry after ${clockTime(until)}; other clients may be sharing this key.`,
+        hint: `Retry after ${clockTime(until, this.options.clock.now())}; other clients may be sharing this key.`,
       },
     );
   }

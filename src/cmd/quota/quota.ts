@@ -89,7 +89,7 @@ export function quotaFields(
     }
     fields.push([
       'resets',
-      `${clockTime(resetMs)} (in ${formatDuration(Math.max(0, resetMs - now))})`,
+      `${clockTime(resetMs, now)} (in ${formatDuration(Math.max(0, resetMs - now))})`,
     ]);
   }
   if (report.cooldownUntil !== null) {
@@ -97,7 +97,7 @@ export function quotaFields(
     const why = report.cooldownCode === 'key_banned' ? 'banned by the server' : 'after a 429';
     fields.push([
       'cooldown',
-      `${why}, until ${clockTime(until)} (in ${formatDuration(until - now)})`,
+      `${why}, until ${clockTime(until, now)} (in ${formatDuration(until - now)})`,
     ]);
   } else {
     fields.push(['cooldown', 'none']);
