@@ -23,9 +23,7 @@ describe('clockTime', () => {
 
   it('gives the date for any other day, across months and years', () => {
     expect(clockTime(at(2026, 11, 26, 8, 5, 9), now)).toBe('2026-11-26 08:05:09');
-    expect(clockTime(at(2027, 1, 1, 0, 0, 0), at(2026, 12, 30, 12, 0))).toBe(
-      '2027-01-01 00:00:00',
-    );
+    expect(clockTime(at(2027, 1, 1, 0, 0, 0), at(2026, 12, 30, 12, 0))).toBe('2027-01-01 00:00:00');
     expect(clockTime(at(2026, 11, 23, 9, 0, 0), now)).toBe('yesterday 09:00:00');
   });
 });
