@@ -3,12 +3,10 @@ import type { Admission, RateLimitState } from './rate-limiter.js';
 import { errorResponse, type HeaderMap, type SandboxResponse } from './responses.js';
 
 /**
- * X-RateLimit-* for a response. With no limit at all (plan unlimited) there is nothing
- * honest to report, so the headers are left out; clients read missing headers as
- * "no information". Reset is rounded up so that a client waiting for it is never early.
+ * X-RateLimit-* for a response: every response carries them (plan unlimited states a very
+ * large limit). Reset is rounded up so that a client waiting for it is never early.
  */
-export function rateLimitHeaders(state: RateLimitState | undefined): HeaderMap {
-  if (state === undefined) return {};
+export function rateLimitHeaders(state: RateLimitState): HeaderMap {
   return {
     [RATE_LIMIT_HEADERS.limit]: String(state.limit),
     [RATE_LIMIT_HEADERS.remaining]: String(state.remaining),

@@ -4,6 +4,12 @@ import type { PlanLimits } from './plans.js';
 const MINUTE_MS = 60_000;
 const DAY_MS = 86_400_000;
 
+/**
+ * What a plan with no limit reports per minute. The contract puts X-RateLimit-* on every
+ * response, so `unlimited` states a limit too: one no client reaches.
+ */
+export const UNLIMITED_PER_MINUTE = 1_000_000_000;
+
 /** What the X-RateLimit-* headers report. */
 export interface RateLimitState {
   limit: number;
@@ -18,10 +24,10 @@ export interface BanPolicy {
 }
 
 export type Admission =
-  | { outcome: 'admitted'; state: RateLimitState | undefined }
+  | { outcome: 'admitted'; state: RateLimitState }
   | {
       outcome: 'rate_limited';
-      state: RateLimitState | undefined;
+      state: RateLimitState;
       retryAt: number;
       /** e.g. "60 requests per minute"; absent for a request sent during a cooldown. */
       exceeded: string | undefined;
@@ -29,7 +35,7 @@ export type Admission =
       strikes: number;
       strikesBeforeBan: number;
     }
-  | { outcome: 'banned'; state: RateLimitState | undefined; retryAt: number };
+  | { outcome: 'banned'; state: RateLimitState; retryAt: number };
 
 /**
  * The rate limits of one key (or one anonymous client): a per-minute and a per-day window,
@@ -52,6 +58,9 @@ export class RateLimiter {
       this.windows.push(new FixedWindow(limits.rpm, lengthMs, unit));
     }
     if (limits.rpd !== null) this.windows.push(new FixedWindow(limits.rpd, DAY_MS, 'day'));
+    if (this.windows.length === 0) {
+      this.windows.push(new FixedWindow(UNLIMITED_PER_MINUTE, MINUTE_MS, 'minute'));
+    }
   }
 
   admit(now: number): Admission {
@@ -105,21 +114,20 @@ export class RateLimiter {
   }
 
   // While blocked nothing is allowed, whatever the windows hold, so the headers say so too.
-  private blockedState(now: number, blockedUntil: number): RateLimitState | undefined {
+  private blockedState(now: number, blockedUntil: number): RateLimitState {
     const state = this.state(now);
-    if (state === undefined) return undefined;
     return { ...state, remaining: 0, resetsAt: Math.max(state.resetsAt, blockedUntil) };
   }
 
-  /** The most constraining window: the fewest requests remaining. */
-  private state(now: number): RateLimitState | undefined {
-    let tightest: FixedWindow | undefined;
+  /**
+   * The applicable limit: the window with the fewest requests remaining, so a daily quota
+   * is the one reported once it is tighter than the minute's.
+   */
+  private state(now: number): RateLimitState {
+    let tightest = this.windows[0]!;
     for (const window of this.windows) {
-      if (tightest === undefined || window.remaining(now) <= tightest.remaining(now)) {
-        tightest = window;
-      }
+      if (window.remaining(now) <= tightest.remaining(now)) tightest = window;
     }
-    if (tightest === undefined) return undefined;
     return {
       limit: tightest.limit,
       remaining: tightest.remaining(now),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PLANS } from '../../src/sandbox/index.js';
+import { PLAN_NAMES, PLANS } from '../../src/sandbox/index.js';
+import { UNLIMITED_PER_MINUTE } from '../../src/sandbox/rate-limiter.js';
 import {
   CLOCK_START_MS,
   FakeClock,
@@ -29,6 +30,18 @@ describe('rate limit headers', () => {
     const reply = await call(sandbox, method, path, options);
     expect(reply.status).toBe(status);
     expect(rateLimitOf(reply)).toEqual({ limit: 60, remaining: 59, reset: START_S + 60 });
+  });
+
+  it.each(PLAN_NAMES)('are on the answers of plan %s, 401 and 404 included', async (plan) => {
+    const sandbox = await startSandbox({ plan });
+    for (const [path, key] of [
+      ['/pets', undefined],
+      ['/pets', null],
+      ['/pets/99', undefined],
+    ] as const) {
+      const reply = await call(sandbox, 'GET', path, { key });
+      expect(rateLimitOf(reply).limit, `${plan} ${path} ${key}`).toBeGreaterThan(0);
+    }
   });
 
   it('count down Remaining and keep Reset at the start of the window plus 60 s', async () => {
@@ -244,15 +257,19 @@ describe('anonymous requests', () => {
 });
 
 describe('unlimited plan', () => {
-  it('never answers 429 and sends no X-RateLimit headers', async () => {
+  it('never answers 429, and states a very large limit on every answer', async () => {
     const clock = new FakeClock();
     const sandbox = await startSandbox({ plan: 'unlimited', banAfter: 1, now: clock.now });
     expect([sandbox.rpm, sandbox.rpd]).toEqual([null, null]);
     const statuses = new Set<number>();
-    for (let i = 0; i < 1001; i++) {
+    for (let i = 1; i <= 1001; i++) {
       const reply = await call(sandbox, 'GET', '/pets?limit=1');
       statuses.add(reply.status);
-      expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
+      expect(rateLimitOf(reply)).toEqual({
+        limit: UNLIMITED_PER_MINUTE,
+        remaining: UNLIMITED_PER_MINUTE - i,
+        reset: START_S + 60,
+      });
     }
     expect([...statuses]).toEqual([200]);
   });
