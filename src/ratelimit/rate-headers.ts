@@ -6,7 +6,6 @@ import type { HttpResponse } from '../http/types.js';
 
 type Headers = HttpResponse['headers'];
 
-/** The server's window, with Reset on this machine's clock. */
 /** The contract's rate-limit headers: on every response, Reset as a Unix time in seconds. */
 export const RATE_LIMIT_HEADERS = {
   limit: 'x-ratelimit-limit',
@@ -14,6 +13,7 @@ export const RATE_LIMIT_HEADERS = {
   reset: 'x-ratelimit-reset',
 } as const;
 
+/** The server's window, with Reset on this machine's clock. */
 export interface ServerWindow {
   limit: number;
   remaining: number;
@@ -28,8 +28,12 @@ export interface RateHeaders {
   retryAfterMs?: number;
 }
 
-/** Remaining 0 with a Reset that cannot be read: wait this long, then ask again. */
-export const UNREADABLE_RESET_WAIT_MS = 1_000;
+/**
+ * A Reset that cannot be read (garbage, missing): the window is taken to end this long after
+ * the latest answer, when a window of the contract's (a minute) has surely passed. Remaining
+ * is still honoured: at 0 nothing goes until then, and then one request asks again.
+ */
+export const UNREADABLE_RESET_WAIT_MS = 60_000;
 
 // A Reset further than this is broken rather than a reason to wait: a daily window resets at
 // most a day away, plus slack for clocks.
@@ -95,15 +99,43 @@ interface Parsed {
   resetAtMs?: number;
 }
 
-/** X-RateLimit-*: Reset is a Unix timestamp in seconds. */
-function contractFields(headers: Headers): Parsed | undefined {
+/** A number of seconds or milliseconds, perhaps with a fraction. */
+function resetNumber(text: string | undefined): number | undefined {
+  const trimmed = text?.trim();
+  if (trimmed === undefined || !/^\d{1,15}(\.\d{1,6})?$/.test(trimmed)) return undefined;
+  return Number(trimmed);
+}
+
+const near = (atMs: number, serverNowMs: number) =>
+  Math.abs(atMs - serverNowMs) <= MAX_RESET_DISTANCE_MS;
+
+/**
+ * X-RateLimit-Reset as a moment on the server's clock, read by its magnitude against the
+ * server's now (from its Date): a Unix time in seconds (the contract's form), or in
+ * milliseconds; else seconds from now (as many APIs and the IETF draft write it), or
+ * milliseconds from now when as seconds it would be more than a day. No reading fits garbage,
+ * nor a time far from the server's now: undefined.
+ */
+export function readReset(text: string | undefined, serverNowMs: number): number | undefined {
+  const value = resetNumber(text);
+  if (value === undefined) return undefined;
+  if (near(value * 1000, serverNowMs)) return Math.ceil(value * 1000);
+  if (near(value, serverNowMs)) return Math.ceil(value);
+  // 0 from now would say a used-up window is open already: more likely an epoch misread.
+  if (value === 0) return undefined;
+  if (value * 1000 <= MAX_RESET_DISTANCE_MS) return serverNowMs + Math.ceil(value * 1000);
+  if (value <= MAX_RESET_DISTANCE_MS) return serverNowMs + Math.ceil(value);
+  return undefined;
+}
+
+/** X-RateLimit-*: Reset in whichever form its magnitude tells. */
+function contractFields(headers: Headers, serverNowMs: number): Parsed | undefined {
   const remaining = wholeNumber(first(headers, RATE_LIMIT_HEADERS.remaining));
   if (remaining === undefined) return undefined;
-  const reset = wholeNumber(first(headers, RATE_LIMIT_HEADERS.reset));
   return {
     limit: wholeNumber(first(headers, RATE_LIMIT_HEADERS.limit)),
     remaining,
-    resetAtMs: reset === undefined ? undefined : reset * 1000,
+    resetAtMs: readReset(first(headers, RATE_LIMIT_HEADERS.reset), serverNowMs),
   };
 }
 
@@ -204,7 +236,7 @@ export function readRateHeaders(
   const offsetMs = placingOffsetMs(learntOffsetMs);
   const serverNowMs = nowMs + offsetMs;
   const parsed =
-    contractFields(headers) ??
+    contractFields(headers, serverNowMs) ??
     draftFields(headers, serverNowMs) ??
     earlierDraftFields(headers, serverNowMs);
   const result: RateHeaders = { clockOffsetMs: learntOffsetMs };
@@ -215,14 +247,11 @@ export function readRateHeaders(
   // More remaining than the limit is a broken header, not information.
   if (parsed.limit !== undefined && parsed.remaining > parsed.limit) return result;
   const limit = parsed.limit ?? parsed.remaining;
-  const resetOk =
-    parsed.resetAtMs !== undefined &&
-    Math.abs(parsed.resetAtMs - serverNowMs) <= MAX_RESET_DISTANCE_MS;
-  if (resetOk) {
-    result.window = { limit, remaining: parsed.remaining, resetAtMs: parsed.resetAtMs! - offsetMs };
-  } else if (parsed.remaining === 0) {
-    // Nothing left and no telling when more comes: a short wait, then one request asks again.
-    result.window = { limit, remaining: 0, resetAtMs: nowMs + UNREADABLE_RESET_WAIT_MS };
-  }
+  const resetOk = parsed.resetAtMs !== undefined && near(parsed.resetAtMs, serverNowMs);
+  result.window = resetOk
+    ? { limit, remaining: parsed.remaining, resetAtMs: parsed.resetAtMs! - offsetMs }
+    : // Remaining still counts; the window ends, as far as pets knows, when one has surely
+      // passed since this answer.
+      { limit, remaining: parsed.remaining, resetAtMs: nowMs + UNREADABLE_RESET_WAIT_MS };
   return result;
 }

@@ -119,22 +119,48 @@ describe('readRateHeaders', () => {
   });
 
   it.each([
+    ['Unix seconds (the contract)', String((NOW + 30_000) / 1000), NOW + 30_000],
+    ['Unix milliseconds', String(NOW + 30_000), NOW + 30_000],
+    ['seconds from now', '30', NOW + 30_000],
+    ['fractional seconds from now', '29.5', NOW + 29_500],
+    ['milliseconds from now, more than a day as seconds', '3600000', NOW + 3_600_000],
+  ])('reads X-RateLimit-Reset as %s, by its magnitude', (_case, reset, resetAtMs) => {
+    expect(readRateHeaders(xRateLimit('60', '7', reset), NOW).window).toEqual({
+      limit: 60,
+      remaining: 7,
+      resetAtMs,
+    });
+  });
+
+  it("reads Reset against the server's Date: Unix seconds from a clock two hours ahead", () => {
+    const ahead = NOW + 7_200_000;
+    const read = readRateHeaders(
+      { ...xRateLimit('60', '7', String((ahead + 30_000) / 1000)), date: date(ahead) },
+      NOW,
+    );
+    expect(read.window).toEqual({ limit: 60, remaining: 7, resetAtMs: NOW + 30_000 });
+    const delta = readRateHeaders({ ...xRateLimit('60', '7', '30'), date: date(ahead) }, NOW);
+    expect(delta.window?.resetAtMs).toBe(NOW + 30_000);
+  });
+
+  it.each([
     ['Reset 0 (the epoch)', '0'],
-    ['Reset in milliseconds', String(NOW + 30_000)],
     ['Reset ten days away', String(NOW / 1000 + 10 * 86_400)],
     ['no Reset', undefined],
     ['a Reset of words', 'soon'],
-  ])('Remaining 0 with %s: a short wait, not "no information"', (_case, reset) => {
-    expect(readRateHeaders(xRateLimit('60', '0', reset), NOW).window).toEqual({
-      limit: 60,
-      remaining: 0,
-      resetAtMs: NOW + UNREADABLE_RESET_WAIT_MS,
-    });
+    ['a negative Reset', '-30'],
+  ])('%s: Remaining still counts, until a window has surely passed', (_case, reset) => {
+    for (const remaining of [0, 5]) {
+      expect(readRateHeaders(xRateLimit('60', String(remaining), reset), NOW).window).toEqual({
+        limit: 60,
+        remaining,
+        resetAtMs: NOW + UNREADABLE_RESET_WAIT_MS,
+      });
+    }
   });
 
   it.each([
     ['missing everything', xRateLimit()],
-    ['missing reset, some left', xRateLimit('60', '5')],
     ['garbage remaining', xRateLimit('60', 'lots', SOON)],
     ['negative remaining', xRateLimit('60', '-1', SOON)],
     ['fractional remaining', xRateLimit('60', '1.5', SOON)],

@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  fixedWindow,
-  seededRandom,
-  simulate,
-  slidingWindow,
-  tokenBucket,
-  type HeaderStyle,
-  type LimitModel,
-  type RunOptions,
-} from './simulation.js';
+import { caseFor, simulate } from './simulation.js';
 import { expectSafeRun } from './expect-safe-run.js';
 
 // Seeds 1..SEEDS run in CI; SIM_SEED_BASE moves the range to explore others locally.
@@ -25,45 +16,6 @@ const BASE = Number(process.env.SIM_SEED_BASE ?? 0);
  * of answered requests as still in flight waited a whole window it did not need to.
  */
 const REGRESSIONS: number[] = [417, 1340, 2156, 2947];
-
-interface Case extends RunOptions {
-  name: string;
-}
-
-/** The case a seed stands for: a server model, the clients, and the server's clock. */
-export function caseFor(seed: number): Case {
-  const random = seededRandom(seed * 7919);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
-  const limit = between(3, 40);
-  const seconds = pick([1, 2, 5, 10, 30, 60]);
-  const models: Array<[string, () => LimitModel]> = [
-    [`fixed ${limit}/${seconds}s aligned`, () => fixedWindow(limit, seconds * 1000, true)],
-    [`fixed ${limit}/${seconds}s`, () => fixedWindow(limit, seconds * 1000, false)],
-    [`sliding ${limit}/${seconds}s`, () => slidingWindow(limit, seconds * 1000)],
-    [`bucket ${limit} +1/${seconds * 100}ms`, () => tokenBucket(limit, seconds * 100)],
-  ];
-  const [modelName, model] = pick(models);
-  // The drafts' Reset counts whole seconds from the answer, which cannot tell when a sliding
-  // window's next slot frees to within a second; such servers speak X-RateLimit here.
-  const style = modelName.startsWith('sliding')
-    ? 'x-ratelimit'
-    : pick<HeaderStyle>(['x-ratelimit', 'x-ratelimit', 'ietf', 'ietf-earlier']);
-  const skewMs = pick([0, 0, 0, between(-7200, 7200) * 1000 + between(0, 999)]);
-  const processes = between(1, 4);
-  const workersPerProcess = between(1, 8);
-  const requests = between(5, 150);
-  return {
-    name: `${modelName}, ${processes}×${workersPerProcess} workers, ${requests} requests, ${style}, skew ${skewMs} ms`,
-    seed,
-    model,
-    style,
-    skewMs,
-    processes,
-    workersPerProcess,
-    requests,
-  };
-}
 
 const seeds = [...REGRESSIONS, ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1)];
 

@@ -186,7 +186,48 @@ export function tokenBucket(capacity: number, refillMs: number): LimitModel {
   };
 }
 
-export type HeaderStyle = 'x-ratelimit' | 'ietf' | 'ietf-earlier';
+/**
+ * How the server writes its headers. X-RateLimit-Reset comes in the forms servers use: a Unix
+ * time in seconds (the contract's, 'x-ratelimit'), seconds from now ('x-delta'), a Unix time
+ * in milliseconds ('x-ms'), words ('x-garbage'), or not at all ('x-absent'); or the IETF
+ * draft's fields, current ('ietf') and earlier ('ietf-earlier').
+ */
+export type HeaderStyle =
+  'x-ratelimit' | 'x-delta' | 'x-ms' | 'x-garbage' | 'x-absent' | 'ietf' | 'ietf-earlier';
+
+/** The styles whose Reset tells when the window ends. */
+export const RESET_READABLE: readonly HeaderStyle[] = [
+  'x-ratelimit',
+  'x-delta',
+  'x-ms',
+  'ietf',
+  'ietf-earlier',
+];
+
+/**
+ * A model with a daily quota besides its own limit: `perDay` a day, the day starting at
+ * midnight UTC. The headers report the tighter of the two, the fewest remaining, as the
+ * contract's "applicable limit".
+ */
+export function withDailyQuota(model: LimitModel, perDay: number): LimitModel {
+  const day = fixedWindow(perDay, 86_400_000, true);
+  return {
+    allows: (now) => model.allows(now) && day.allows(now),
+    count(now) {
+      model.count(now);
+      day.count(now);
+    },
+    report(now) {
+      const own = model.report(now);
+      const daily = day.report(now);
+      return daily.remaining <= own.remaining ? daily : own;
+    },
+    nextAllowed: (now) => {
+      const dayAt = day.nextAllowed(now);
+      return dayAt > now ? Math.max(dayAt, model.nextAllowed(dayAt)) : model.nextAllowed(now);
+    },
+  };
+}
 
 export interface ServerRecord {
   sent: number;
@@ -227,11 +268,18 @@ export function strictServer(
         'ratelimit-reset': String(untilReset),
       };
     }
+    const reset = {
+      'x-ratelimit': String(seconds(resetAtMs)),
+      'x-delta': String(untilReset),
+      'x-ms': String(Math.ceil(resetAtMs)),
+      'x-garbage': 'soon',
+      'x-absent': undefined,
+    }[options.style];
     return {
       date,
       'x-ratelimit-limit': String(limit),
       'x-ratelimit-remaining': String(remaining),
-      'x-ratelimit-reset': String(seconds(resetAtMs)),
+      ...(reset !== undefined && { 'x-ratelimit-reset': reset }),
     };
   }
 
@@ -264,6 +312,48 @@ export function strictServer(
   }
 
   return { record, handle };
+}
+
+// ---- The cases a seed stands for ---
+
+export interface Case extends RunOptions {
+  name: string;
+}
+
+/** The case a seed stands for: a server model, the clients, and the server's clock. */
+export function caseFor(seed: number, forceStyle?: HeaderStyle): Case {
+  const random = seededRandom(seed * 7919);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const limit = between(3, 40);
+  const seconds = pick([1, 2, 5, 10, 30, 60]);
+  const models: Array<[string, () => LimitModel]> = [
+    [`fixed ${limit}/${seconds}s aligned`, () => fixedWindow(limit, seconds * 1000, true)],
+    [`fixed ${limit}/${seconds}s`, () => fixedWindow(limit, seconds * 1000, false)],
+    [`sliding ${limit}/${seconds}s`, () => slidingWindow(limit, seconds * 1000)],
+    [`bucket ${limit} +1/${seconds * 100}ms`, () => tokenBucket(limit, seconds * 100)],
+  ];
+  const [modelName, model] = pick(models);
+  // The drafts' Reset counts whole seconds from the answer, which cannot tell when a sliding
+  // window's next slot frees to within a second; such servers speak X-RateLimit here.
+  const picked = modelName.startsWith('sliding')
+    ? 'x-ratelimit'
+    : pick<HeaderStyle>(['x-ratelimit', 'x-ratelimit', 'ietf', 'ietf-earlier']);
+  const style = forceStyle ?? picked;
+  const skewMs = pick([0, 0, 0, between(-7200, 7200) * 1000 + between(0, 999)]);
+  const processes = between(1, 4);
+  const workersPerProcess = between(1, 8);
+  const requests = between(5, 150);
+  return {
+    name: `${modelName}, ${processes}×${workersPerProcess} workers, ${requests} requests, ${style}, skew ${skewMs} ms`,
+    seed,
+    model,
+    style,
+    skewMs,
+    processes,
+    workersPerProcess,
+    requests,
+  };
 }
 
 // ---- A run -------------------------------------------------------------------------------
@@ -423,7 +513,7 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
     if (allowed > t) {
       leastWaits++;
       t =
-        (options.style === 'x-ratelimit'
+        (options.style === 'x-ratelimit' || options.style === 'x-ms'
           ? Math.ceil(allowed / 1000) * 1000
           : t + Math.ceil((allowed - t) / 1000) * 1000) + 1;
     }
