@@ -26,11 +26,16 @@ import { RecordIndex, type PreviousRecord } from './record-index.js';
 
 export type JournalOutcome = 'created' | 'failed' | 'unknown';
 
-/** Who the journal's creates went to: the API origin, the key's fingerprint, the profile. */
+/**
+ * Who the journal's creates went to: the API origin, the key's fingerprint, the profile. The
+ * origin and key bind the journal; the profile and its base URL, as the user gave them, are
+ * what messages name.
+ */
 export interface JournalTarget {
   origin: string;
   key: string;
   profile: string;
+  baseUrl: string;
 }
 
 export type { PreviousRecord };
@@ -62,7 +67,7 @@ const HEADER_VERSION = 2;
 const INTENT_START = '{"i":';
 
 function describeTarget(target: JournalTarget): string {
-  return `profile "${target.profile}" at ${target.origin} (key ${target.key.slice(0, 8)}…)`;
+  return `profile "${target.profile}" at ${target.baseUrl} (key ${target.key.slice(0, 8)}…)`;
 }
 
 /** Opens `path` for appending, refusing what is not a plain file the run can write. */
@@ -235,6 +240,8 @@ function checkTarget(path: string, header: Record<string, unknown>, target: Jour
     origin: String(header.origin),
     key: String(header.key),
     profile: String(header.profile),
+    // A journal from before the base URL was recorded names its server by origin.
+    baseUrl: typeof header.baseUrl === 'string' ? header.baseUrl : String(header.origin),
   };
   if (recorded.origin === target.origin && recorded.key === target.key) return;
   throw new UsageError(

@@ -166,7 +166,12 @@ describe('recordHash', () => {
 });
 
 describe('journal', () => {
-  const target = { origin: 'http://loopback:80', key: 'abcdef0123456789', profile: 'staging' };
+  const target = {
+    origin: 'http://loopback:80',
+    key: 'abcdef0123456789',
+    profile: 'staging',
+    baseUrl: 'http://localhost/v1',
+  };
   const journalPath = () => join(tempDir('pets-journal-'), 'x.pets-journal');
 
   it('keeps the last word per record, holds an intent with no outcome as unknown, and is private', () => {
@@ -268,8 +273,16 @@ describe('journal', () => {
     const first = openJournal(path, target);
     expect(() => openJournal(path, target)).toThrow(/in use by another pets \(process \d+\)/);
     first.close();
-    expect(() => openJournal(path, { ...target, origin: 'https://prod.example:443' })).toThrow(
-      /belongs to profile "staging" at http:\/\/loopback:80/,
+    // Named as the user gave it: the profile and its base URL, not the origin it is bound to.
+    expect(() =>
+      openJournal(path, {
+        ...target,
+        origin: 'https://prod.example:443',
+        baseUrl: 'https://prod.example/v1',
+        profile: 'production',
+      }),
+    ).toThrow(
+      'belongs to profile "staging" at http://localhost/v1 (key abcdef01…), not to profile "production" at https://prod.example/v1',
     );
     expect(() => openJournal(path, { ...target, key: 'ffff' })).toThrow(/belongs to/);
     openJournal(path, { ...target, profile: 'renamed' }).close();

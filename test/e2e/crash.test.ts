@@ -173,7 +173,7 @@ describe('a journal in the way', () => {
       const elsewhere = { ...env, PETS_BASE_URL: other.baseUrl, PETS_API_KEY: other.key };
       const refused = await runBinary(['add', '--file', input], elsewhere);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(/belongs to profile "staging" at http:\/\/loopback:\d+/);
+      expect(refused.stderr).toContain(`belongs to profile "staging" at ${server.baseUrl} (key `);
       expect(refused.stderr).toContain('--journal <new path>');
       expect(other.requests).toHaveLength(0);
     } finally {

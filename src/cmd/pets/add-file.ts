@@ -93,6 +93,7 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
     origin: normalizedOrigin(target.baseUrl),
     key: keyFingerprint(target.apiKey),
     profile: target.profile,
+    baseUrl: target.baseUrl,
   });
   const resume = resumeCommand(flags, target.profile, fromStdin);
   // A second Ctrl-C ends the process at once: it still says how to go on.
