@@ -85,7 +85,13 @@ const vendors = [
   { name: 'undici', entry: 'src/http/undici.ts' },
   { name: 'conf', entry: 'src/config/conf.ts' },
   { name: 'cli-table3', entry: 'src/output/table.ts' },
+  // jq-wasm reads its jq.wasm from build/ beside its own file: dist/vendor/build/jq.wasm.
+  { name: 'jq', entry: 'src/output/jq-engine.ts' },
 ];
+
+// Packages whose ES build finds its files through import.meta.url, which a CommonJS bundle
+// lacks: their CommonJS build is bundled instead, which uses __dirname.
+const commonJsBuilds = new Map([['jq-wasm', createRequire(import.meta.url).resolve('jq-wasm')]]);
 
 /**
  * Stubs the parts above, and leaves to other files what `external` maps (a module's resolved
@@ -102,6 +108,9 @@ function linker(outfile, external) {
             : undefined,
         );
       });
+      pluginBuild.onResolve({ filter: /^jq-wasm$/ }, (args) => ({
+        path: commonJsBuilds.get(args.path),
+      }));
       pluginBuild.onLoad({ filter: /.*/, namespace: 'pets-stub' }, (args) => {
         const [index, path] = args.path.split(' ');
         const { contents } = stubs[Number(index)];
@@ -205,6 +214,11 @@ const copied = mainInputs.filter(
 if (copied.length > 0) throw new Error(`main.js and cli-stack.js would both hold ${copied}`);
 await bundle('src/sandbox/index.ts', join(outdir, 'sandbox/index.js'), vendorFiles);
 
+mkdirSync(join(outdir, 'vendor/build'));
+writeFileSync(
+  join(outdir, 'vendor/build/jq.wasm'),
+  readFileSync(join(dirname(require.resolve('jq-wasm')), 'build/jq.wasm')),
+);
 // undici's parsers as the bytes they are, for the stub above.
 for (const module of ['llhttp-wasm.js', 'llhttp_simd-wasm.js']) {
   const bytes = require(`undici/lib/llhttp/${module}`);
