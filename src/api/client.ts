@@ -202,9 +202,11 @@ export class PetsApi {
     say: { notFound?: string },
   ): PetsError {
     const { status } = response;
-    // The server's words reach messages, the journal and the state file: never with the key.
+    // The server's words reach the JSON error's detail, --debug, the journal and the state
+    // file: never with the key. A message says each fact once, so where pets's own sentence
+    // already says what the server did (401, 404, 5xx) they go in the detail only.
     const serverError = parseErrorBody(response.text);
-    const said = serverError ? `: ${this.redacted(serverError.message)}` : '';
+    const detail = serverError && this.redacted(serverError.message);
     const code = serverError && this.redacted(serverError.code);
     const request = `${method} ${url}`;
 
@@ -212,9 +214,10 @@ export class PetsApi {
       const { profile, keySource } = this.options.target;
       return new AuthError(
         code ?? 'unauthorized',
-        `the server rejected the API key of profile "${profile}" (401)${said}`,
+        `the server rejected the API key of profile "${profile}" (401)`,
         {
           status,
+          detail,
           hint:
             keySource === 'environment'
               ? "PETS_API_KEY is set and overrides the profile's key: check or unset it."
@@ -223,18 +226,17 @@ export class PetsApi {
       );
     }
     if (status === 404) {
-      const what = say.notFound ?? 'not found';
-      return new NotFoundError(code ?? 'not_found', `${request}: ${what} (404)${said}`, {
-        status,
-      });
+      // "no pet with id 999" names the request already; a bare "not found" needs its URL.
+      const message = say.notFound ? `${say.notFound} (404)` : `${request}: not found (404)`;
+      return new NotFoundError(code ?? 'not_found', message, { status, detail });
     }
     // No 429 reaches here: the rate gate in front waits it out or stops with RateLimitError.
     if (status >= 500) {
-      return new ServerError(
-        code ?? 'server_error',
-        `${request}: the server failed (${status})${said}`,
-        { status, hint: 'Try again later.' },
-      );
+      return new ServerError(code ?? 'server_error', `${request}: the server failed (${status})`, {
+        status,
+        detail,
+        hint: 'Try again later.',
+      });
     }
     if (status >= 300 && status < 400) {
       const location = headerValue(response.headers, 'location');
@@ -247,10 +249,11 @@ export class PetsApi {
         },
       );
     }
+    // Here the server's words are the only reason given, so the message carries them.
     return new RequestFailedError(
       code ?? 'request_failed',
-      `${request} was rejected (${status})${said}`,
-      { status },
+      `${request} was rejected (${status})${detail ? `: ${detail}` : ''}`,
+      { status, detail },
     );
   }
 }

@@ -14,6 +14,7 @@ import { sandboxCommand } from './sandbox/sandbox.js';
 import { parseNonNegativeSeconds, parseSeconds } from './shared/arguments.js';
 import type { CommandModule, CommandTable } from './shared/command.js';
 import { examples, formatHelp, PetsCommand } from './shared/help-text.js';
+import { checkJqBeforeActions } from './shared/json-output.js';
 import { Session, type GlobalOptions, type SessionSource } from './shared/session.js';
 
 /** Holds the session of this run, made on first use once commander has parsed the options. */
@@ -54,7 +55,11 @@ export function buildProgram(deps: Deps, state: RunState, named?: string): Comma
     .exitOverride()
     .configureOutput({
       writeOut: (text) => deps.io.stdout.write(text),
-      writeErr: (text) => deps.io.stderr.write(text),
+      // Usage shown for a missing command; under --json, main reports it as a JSON error.
+      writeErr: (text) => {
+        const { json, jq } = program.opts<GlobalOptions>();
+        if (!json && jq === undefined) deps.io.stderr.write(text);
+      },
       // main prints usage errors itself, in text or JSON, with the exit code of the contract.
       outputError: () => {},
       // Asked of our io: commander would build process.stdout (loading Node's streams) just
@@ -70,6 +75,7 @@ export function buildProgram(deps: Deps, state: RunState, named?: string): Comma
     state.session ??= new Session(deps, program.opts<GlobalOptions>());
     return state.session;
   };
+  checkJqBeforeActions(program, getSession);
   const only = named && !NEED_ALL.has(named) && COMMANDS.find(({ names }) => names.includes(named));
   for (const command of only ? [only] : COMMANDS) command.define(program, getSession);
   program.addHelpText(
@@ -93,7 +99,8 @@ function withGlobalOptions<C extends Command>(program: C): C {
     .version(packageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .option('--profile <name>', 'profile to use (default: PETS_PROFILE, else the active profile)')
-    .option('--json', 'machine output: exact JSON on stdout, errors as JSON on stderr')
+    .option('--json', 'machine output: exact JSON on stdout, JSON lines on stderr')
+    .option('--jq <expression>', 'filter the JSON output with jq (implies --json)')
     .option('--no-color', 'no ANSI colour (also NO_COLOR, FORCE_COLOR=0, TERM=dumb)')
     .option('-q, --quiet', 'no hints, progress or notices on stderr; errors still print')
     .option('--timeout <seconds>', 'per-request timeout', parseSeconds, 30)

@@ -9,6 +9,8 @@ export interface ErrorDetails {
   retryAfter?: number;
   /** When the quota resets, as an ISO date, when known. */
   resetAt?: string;
+  /** The server's own words about the failure, apart from the message, which is pets's. */
+  detail?: string;
   cause?: unknown;
 }
 
@@ -18,6 +20,7 @@ export abstract class PetsError extends Error {
   readonly status: number | undefined;
   readonly retryAfter: number | undefined;
   readonly resetAt: string | undefined;
+  readonly detail: string | undefined;
 
   constructor(
     readonly code: string,
@@ -30,6 +33,7 @@ export abstract class PetsError extends Error {
     this.status = details.status;
     this.retryAfter = details.retryAfter;
     this.resetAt = details.resetAt;
+    this.detail = details.detail;
   }
 
   /** Ends the message with what became of the request, e.g. of a create; `hint` replaces the hint. */
@@ -158,6 +162,8 @@ export interface ErrorJson {
   message: string;
   status: number | null;
   exitCode: number;
+  /** The server's own words, when it gave some. */
+  detail?: string;
 }
 
 export function errorJson(error: PetsError): ErrorJson {
@@ -166,5 +172,6 @@ export function errorJson(error: PetsError): ErrorJson {
     message: error.message,
     status: error.status ?? null,
     exitCode: error.exitCode,
+    ...(error.detail === undefined ? {} : { detail: error.detail }),
   };
 }

@@ -32,7 +32,8 @@ export function readArgs(argv: readonly string[], table: CommandTable): RunArgs 
   return {
     ...(known ? { command: operand } : {}),
     help: helpAt !== -1,
-    json: options.includes('--json'),
+    // --jq implies --json.
+    json: options.some((word) => word === '--json' || word === '--jq' || word.startsWith('--jq=')),
     debug: options.includes('--debug'),
     color: !options.includes('--no-color'),
   };

@@ -72,7 +72,8 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     // A usage error can come before commander has parsed --json: argv said it already.
     const json = state.session?.globals.json ?? args.json;
     const colors = await palette(colorEnabled(ownDeps.io.stderrIsTTY, ownDeps.env, args.color));
-    if (!(error instanceof CommanderError && error.code === 'commander.help')) {
+    // Without --json, the usage commander printed says what is missing.
+    if (json || !(error instanceof CommanderError && error.code === 'commander.help')) {
       writeError(
         report,
         ownDeps.io.stderr,

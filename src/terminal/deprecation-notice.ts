@@ -1,5 +1,15 @@
 import type { DeprecationHeaders } from '../api/client.js';
 
+/** The notice that a deprecated operation goes away: its sentence and, for --json, its facts. */
+export interface DeprecationNotice {
+  code: 'deprecated';
+  message: string;
+  /** The request, as in `GET /pets/{petId}`. */
+  operation: string;
+  /** The removal date, YYYY-MM-DD: the server's Sunset date when it sent one. */
+  sunset: string;
+}
+
 /**
  * The one line that says a deprecated operation goes away, and when: the server's Sunset
  * date when it sent one, else the date the API announced. A replacement is named only where
@@ -13,13 +23,17 @@ export function deprecationNotice(notice: {
   headers: DeprecationHeaders;
   announcedRemoval: string;
   replacement?: string;
-}): string {
+}): DeprecationNotice {
   const sunset = sunsetDate(notice.headers.sunset);
   const when = sunset ? `${sunset} (the server's Sunset date)` : `${notice.announcedRemoval}`;
-  return (
-    `${notice.caller} calls ${notice.operation}, which is deprecated and goes away on ${when}` +
-    (notice.replacement ? `; use ${notice.replacement} instead.` : '.')
-  );
+  return {
+    code: 'deprecated',
+    message:
+      `${notice.caller} calls ${notice.operation}, which is deprecated and goes away on ${when}` +
+      (notice.replacement ? `; use ${notice.replacement} instead.` : '.'),
+    operation: notice.operation,
+    sunset: sunset ?? notice.announcedRemoval,
+  };
 }
 
 /** A Sunset header (an HTTP date) as YYYY-MM-DD, or undefined when it is not a date. */

@@ -1,10 +1,10 @@
 import type { Palette } from '../output/color.js';
 import { CommanderError } from 'commander';
 import { PetsError, UsageError } from '../core/errors.js';
-import { stringifyJson } from '../json/int64-json.js';
 import { escapeForTerminal } from '../core/terminal-text.js';
 import { redact } from '../core/redact.js';
 import type { Output } from './io.js';
+import { StderrNotices } from './stderr-notices.js';
 
 export interface ErrorReport {
   exitCode: number;
@@ -14,6 +14,10 @@ export interface ErrorReport {
   status?: number;
   retryAfter?: number;
   resetAt?: string;
+  /** The server's own words, when it gave some: in JSON always, in text with --debug. */
+  detail?: string;
+  /** Whether --debug was given: the text then shows `detail` too. */
+  debug: boolean;
   /** Only for unexpected errors, under --debug. */
   stack?: string;
 }
@@ -23,16 +27,21 @@ export function describeError(error: unknown, debug: boolean): ErrorReport {
   if (error instanceof CommanderError) {
     // commander puts its "(Did you mean …?)" on a second line; one line reads better and
     // survives the escaping of newlines in messages.
-    const message = withShortOptionSuggestion(
-      error.code,
-      error.message.replace(/^error: /, '').replace(/\n+/g, ' '),
-    );
+    // commander.help: a group (or pets) run without a command; under --json it has no usage text.
+    const message =
+      error.code === 'commander.help'
+        ? 'a command is needed'
+        : withShortOptionSuggestion(
+            error.code,
+            error.message.replace(/^error: /, '').replace(/\n+/g, ' '),
+          );
     // The command that found the error names its own help (cmd/shared/help-text.ts).
     const help = 'helpCommand' in error ? String(error.helpCommand) : 'pets --help';
-    return toReport(new UsageError(message, { hint: `Run \`${help}\` for usage.` }));
+    return toReport(new UsageError(message, { hint: `Run \`${help}\` for usage.` }), debug);
   }
-  if (error instanceof PetsError) return toReport(error);
+  if (error instanceof PetsError) return toReport(error, debug);
   return {
+    debug,
     exitCode: 1,
     code: 'internal_error',
     message: `pets failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`,
@@ -57,8 +66,9 @@ function withShortOptionSuggestion(code: string, message: string): string {
   return meant ? `${message} (Did you mean ${meant}?)` : message;
 }
 
-function toReport(error: PetsError): ErrorReport {
+function toReport(error: PetsError, debug: boolean): ErrorReport {
   return {
+    debug,
     exitCode: error.exitCode,
     code: error.code,
     message: error.message,
@@ -66,9 +76,14 @@ function toReport(error: PetsError): ErrorReport {
     status: error.status,
     retryAfter: error.retryAfter,
     resetAt: error.resetAt,
+    detail: error.detail,
   };
 }
 
+/**
+ * The error as the run's last word on stderr: `error: <message>`, the hint, and with --debug
+ * the server's own words and any stack; under --json one `{"error":{…}}` line.
+ */
 export function writeError(
   report: ErrorReport,
   stderr: Output,
@@ -77,25 +92,23 @@ export function writeError(
   secrets: Iterable<string>,
 ): void {
   const clean = (text: string) => redact(text, secrets);
-  if (json) {
-    const { exitCode, code, message, hint, status, retryAfter, resetAt } = report;
-    const body = {
-      code,
-      message: clean(message),
-      status: status ?? null,
-      exitCode,
-      hint: hint && clean(hint),
-      retryAfter,
-      resetAt,
-    };
-    stderr.write(`${stringifyJson({ error: body })}\n`);
-    return;
+  const { exitCode, code, message, hint, status, retryAfter, resetAt, detail } = report;
+  const notice = {
+    code,
+    message: clean(message),
+    status: status ?? null,
+    exitCode,
+    hint: hint && clean(hint),
+    retryAfter,
+    resetAt,
+    detail: detail && clean(detail),
+  };
+  // Each line is escaped whole: a newline from the server must not start a line of its own.
+  const lines = [`${colors.red('error:')} ${escapeForTerminal(notice.message)}`];
+  if (notice.hint) lines.push(escapeForTerminal(notice.hint));
+  if (report.debug && notice.detail) {
+    lines.push(colors.dim(escapeForTerminal(`the server said: ${notice.detail}`)));
   }
-  // The message is escaped whole: a newline from the server must not start a line of its own.
-  stderr.write(`${colors.red('error:')} ${escapeForTerminal(clean(report.message))}\n`);
-  if (report.hint) stderr.write(`${escapeForTerminal(clean(report.hint))}\n`);
-  if (report.stack) {
-    for (const line of clean(report.stack).split('\n'))
-      stderr.write(`${escapeForTerminal(line)}\n`);
-  }
+  if (report.stack) lines.push(...clean(report.stack).split('\n').map(escapeForTerminal));
+  new StderrNotices(stderr, json).write('error', notice, lines.join('\n'));
 }

@@ -87,8 +87,8 @@ describe('404', () => {
     const env = apiEnv(sandbox, { PETS_NO_DEPRECATION_WARNING: '1' });
     const one = await runMain(['get', '999999'], env);
     expect(one.code).toBe(3);
-    const said = /^error: GET \S+\/v1\/pets\/999999: no pet with id 999999 \(404\): .*\n$/;
-    expect(one.stderr).toMatch(said);
+    // Each fact once: the server's "pet not found: no pet has the id …" is left to --debug.
+    expect(one.stderr).toBe('error: no pet with id 999999 (404)\n');
     const several = await runMain(['get', '999999', petId], env);
     expect(several.code).toBe(3);
     expect(several.stderr).toBe(one.stderr);
@@ -96,7 +96,55 @@ describe('404', () => {
     const line = JSON.parse(json.stdout.split('\n')[0]!);
     expect(`error: ${line.error.message}\n`).toBe(one.stderr);
     const colored = await runMain(['get', '999999', petId], env, { stderrIsTTY: true });
-    expect(colored.stderr).toContain('\u001b[31merror:\u001b[39m GET ');
+    expect(colored.stderr).toContain('\u001b[31merror:\u001b[39m no pet');
+  });
+});
+
+describe("the server's own words", () => {
+  it("go to --debug and the JSON error's detail, not into the message", async () => {
+    const env = apiEnv(sandbox, { PETS_NO_DEPRECATION_WARNING: '1' });
+    const debug = await runMain(['get', '999999', '--debug'], env);
+    expect(debug.stderr).toMatch(
+      /\nerror: no pet with id 999999 \(404\)\nthe server said: .*999999.*\n$/,
+    );
+    const json = await runMain(['get', '999999', '--json'], env);
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: {
+        code: 'not_found',
+        message: 'no pet with id 999999 (404)',
+        status: 404,
+        exitCode: 3,
+        detail: expect.stringContaining('999999'),
+      },
+    });
+  });
+
+  it('are the message only where they are the one reason given (a 400)', async () => {
+    const fault = await startFaultServer();
+    try {
+      const env = apiEnv({ baseUrl: fault.baseUrl, key: 'fault_key_abcdef' });
+      fault.handle((_req, res) =>
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end('{"code":"server_error","message":"the database is down","status":500}'),
+      );
+      const failed = await runMain(['list', '--json'], env, {}, fakeClock());
+      expect(JSON.parse(failed.stderr.trim().split('\n').at(-1)!).error).toMatchObject({
+        message: `GET ${fault.baseUrl}/pets: the server failed (500)`,
+        detail: 'the database is down',
+      });
+      fault.handle((_req, res) =>
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end('{"code":"invalid_query","message":"limit is too large","status":400}'),
+      );
+      const rejected = await runMain(['list'], env);
+      expect(rejected.stderr).toBe(
+        `error: GET ${fault.baseUrl}/pets was rejected (400): limit is too large\n`,
+      );
+    } finally {
+      await fault.close();
+    }
   });
 });
 

@@ -90,11 +90,12 @@ describe('the pets binary', () => {
     const missing = await runBinary(['api', '/pets/1', '--json'], env);
     expect(missing.code).toBe(3);
     expect(missing.stdout).toContain('not_found');
-    expect(
-      JSON.parse(missing.stderr.split('\n').find((l) => l.startsWith('{')) ?? '{}'),
-    ).toMatchObject({
-      error: { exitCode: 3 },
-    });
+    // Every stderr line is JSON: the deprecation warning, then the error.
+    const stderr = missing.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(stderr.at(-1)).toMatchObject({ error: { exitCode: 3 } });
     const refused = await runBinary(['api', '/%2e%2e/admin'], env);
     expect(refused.code).toBe(2);
   });

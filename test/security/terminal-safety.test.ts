@@ -103,7 +103,8 @@ describe('server text never reaches the terminal raw', () => {
     '%s: the server message is escaped on stderr, as text and as JSON',
     async (_case, args, status) => {
       answer(status, ERROR(status));
-      const text = await runMain([...args], env());
+      // The server's own words are shown with --debug (and in the JSON error's detail).
+      const text = await runMain([...args, '--debug'], env());
       expect(text.code).not.toBe(0);
       expect(text.stderr).not.toMatch(RAW);
       if (status !== 429) expect(text.stderr).toContain('\\u001b]0;pwned\\u0007');

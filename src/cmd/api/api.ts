@@ -287,6 +287,11 @@ async function printAnswer(
   }
   const text = response.text;
   if (text === '') return;
+  // --jq filters an answer that succeeded; a failure's words are in the error's detail.
+  if (session.globals.jq !== undefined) {
+    if (response.status >= 200 && response.status <= 299) session.printJsonText(text);
+    return;
+  }
   const type = headerValue(response.headers, 'content-type') ?? '';
   if (tty && /^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     try {

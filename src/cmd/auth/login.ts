@@ -79,7 +79,9 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
           : `Saved the key ${saved.key} for profile "${saved.profile}", which has no base URL yet: run \`pets profile set ${saved.profile} --base-url https://<host>/v1\`.`,
       );
       if (session.deps.env.PETS_API_KEY) {
-        await session.warn('PETS_API_KEY is set and overrides the saved key until it is unset.');
+        await session.warn('PETS_API_KEY is set and overrides the saved key until it is unset.', {
+          code: 'key_overridden',
+        });
       }
     });
 }

@@ -98,9 +98,11 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
   const resume = resumeCommand(flags, target.profile, fromStdin);
   // A second Ctrl-C ends the process at once: it still says how to go on.
   const onForcedExit = () =>
-    session.deps.io.stderr.write(
-      `Stopped at once; the journal holds every record sent. Resume with: ${resume}\n`,
-    );
+    session.stderr.write('notice', {
+      code: 'stopped',
+      message: `Stopped at once; the journal holds every record sent. Resume with: ${resume}`,
+      resume,
+    });
   process.once('exit', onForcedExit);
   try {
     await confirmProtected(session, target, fromStdin, flags.yes === true);
@@ -159,7 +161,7 @@ async function importRecords(
   const report = (result: RecordResult) => {
     progress?.advance(result.kind === 'skipped');
     if (session.mode === 'json') {
-      session.print(renderBatchLine(result, result.kind === 'skipped'));
+      session.printJsonText(renderBatchLine(result, result.kind === 'skipped'));
     } else if (
       'error' in result &&
       result.kind !== 'notSent' &&
@@ -198,15 +200,17 @@ async function importRecords(
     );
   }
   const { created, failed, skipped, unknown, notSent, stoppedBy } = outcome;
-  session.notice(
+  session.summary(
     `created ${created}, failed ${failed}, skipped ${skipped}, unknown ${unknown}` +
       `${notSent > 0 || stoppedBy ? `, not sent ${notSent}` : ''} (journal: ${journalPath})`,
+    { code: 'batch', created, failed, skipped, unknown, notSent, journal: journalPath },
   );
   if (stoppedBy || notSent > 0) {
-    session.notice(`Stopped early. Resume with: ${resume}`);
+    session.notice(`Stopped early. Resume with: ${resume}`, { code: 'stopped', resume });
   } else if (unknown > 0) {
     session.notice(
       `Check the unknown ones with \`pets list\`; to send them again anyway: ${resume} --retry-unknown`,
+      { code: 'unknown_outcomes', resume: `${resume} --retry-unknown` },
     );
   }
   if (stoppedBy) throw stoppedBy;

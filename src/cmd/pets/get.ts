@@ -82,7 +82,7 @@ async function getMany(
   const { red } = await session.stderrColors();
   const report = (outcome: GetOutcome) => {
     if (session.mode === 'json') {
-      session.print(renderBatchLine(outcome));
+      session.printJsonText(renderBatchLine(outcome));
     } else if ('pet' in outcome) {
       pets.push(outcome.pet);
     } else if (outcome.error.code !== 'not_sent') {

@@ -20,13 +20,11 @@ export async function listPets(
 async function fullPageHint(session: Session, shown: number, limit: number | undefined) {
   const page = limit ?? LIST_LIMIT.default;
   if (!session.showsHints || shown === 0 || shown < page) return;
-  const { dim } = await session.stderrColors();
-  session.deps.io.stderr.write(
-    `${dim(
-      page < LIST_LIMIT.max
-        ? `Showing ${shown}, a full page: more may exist. --limit goes up to ${LIST_LIMIT.max}.`
-        : `Showing ${shown}, the most one request returns: more may exist. Narrow with --status.`,
-    )}\n`,
+  await session.hint(
+    page < LIST_LIMIT.max
+      ? `Showing ${shown}, a full page: more may exist. --limit goes up to ${LIST_LIMIT.max}.`
+      : `Showing ${shown}, the most one request returns: more may exist. Narrow with --status.`,
+    { code: 'full_page', shown },
   );
 }
 
@@ -57,7 +55,9 @@ export const listCommand: CommandModule = {
         const pets = await listPets(options, { api, signal: session.deps.signal });
         await session.printPets(pets);
         // With --json, [] says it all; a notice would be noise for the script.
-        if (pets.length === 0 && session.mode !== 'json') session.notice('No pets found.');
+        if (pets.length === 0 && session.mode !== 'json') {
+          session.notice('No pets found.', { code: 'no_pets' });
+        }
         if (session.mode !== 'json') await fullPageHint(session, pets.length, options.limit);
       });
   },

@@ -158,11 +158,16 @@ export async function warnOverrides(session: Session, activeName: string): Promi
     await session.warn(
       `${chosenBy} overrides the active profile "${activeName}": commands use "${chosen}"` +
         (session.globals.profile === undefined ? ' until PETS_PROFILE is unset.' : '.'),
+      { code: 'profile_overridden' },
     );
   }
   if (env.PETS_BASE_URL) {
-    await session.warn("PETS_BASE_URL is set and overrides every profile's base URL.");
+    await session.warn("PETS_BASE_URL is set and overrides every profile's base URL.", {
+      code: 'base_url_overridden',
+    });
   }
   if (env.PETS_API_KEY)
-    await session.warn("PETS_API_KEY is set and overrides every profile's key.");
+    await session.warn("PETS_API_KEY is set and overrides every profile's key.", {
+      code: 'key_overridden',
+    });
 }

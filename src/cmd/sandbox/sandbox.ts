@@ -130,7 +130,7 @@ export const sandboxCommand: CommandModule = {
           if (session.mode === 'json') {
             const { renderJson } = await import('../../output/render-json.js');
             const { baseUrl, key, plan, rpm, rpd } = sandbox;
-            session.print(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
+            session.printJsonText(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
           } else {
             session.print(
               `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +

@@ -11,12 +11,11 @@ export async function warnDeprecated(
 ): Promise<void> {
   if (session.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
   // No replacement is named: `pets list --status` filters by status, it cannot fetch an id.
-  await session.warn(
-    deprecationNotice({
-      operation: 'GET /pets/{petId}',
-      caller,
-      headers,
-      announcedRemoval: GET_PET_REMOVAL_DATE,
-    }),
-  );
+  const { message, ...fields } = deprecationNotice({
+    operation: 'GET /pets/{petId}',
+    caller,
+    headers,
+    announcedRemoval: GET_PET_REMOVAL_DATE,
+  });
+  await session.warn(message, fields);
 }

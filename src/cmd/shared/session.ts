@@ -8,12 +8,19 @@ import { chooseMode, type OutputMode } from '../../output/mode.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import { redact } from '../../core/redact.js';
 import type { Io, Output } from '../../terminal/io.js';
+import { StderrNotices, type Notice } from '../../terminal/stderr-notices.js';
 import type { Deps } from './deps.js';
+import type { JqFilter, JqRuntimeError } from '../../output/jq.js';
+
+/** A notice's facts besides its message: its code (default: its kind), and JSON fields. */
+export type NoticeFields = Partial<Notice> & { code?: string };
 
 /** The global options, as commander parsed them. */
 export interface GlobalOptions {
   profile?: string;
   json: boolean;
+  /** A jq filter for the JSON output; it implies --json. */
+  jq?: string;
   color: boolean;
   quiet: boolean;
   timeout: number;
@@ -48,13 +55,33 @@ export class Session {
 
   /** The run's deps, its stdout and stderr redacting every key in `secrets`. */
   readonly deps: Deps;
+  /** Everything for stderr goes through here: text for a person, JSON lines under --json. */
+  readonly stderr: StderrNotices;
+  /** The global options; --jq sets json too. */
+  readonly globals: GlobalOptions;
+  /** The compiled --jq filter, once `loadJq` has run. */
+  private jq?: JqFilter;
+  /** The first failure of the --jq filter: the run goes on printing, then exits with it. */
+  private jqFailure?: JqRuntimeError;
 
-  constructor(
-    deps: Deps,
-    readonly globals: GlobalOptions,
-  ) {
+  constructor(deps: Deps, globals: GlobalOptions) {
     if (deps.env.PETS_API_KEY) this.secrets.add(deps.env.PETS_API_KEY);
     this.deps = { ...deps, io: redactingIo(deps.io, this.secrets) };
+    this.globals = globals.jq === undefined ? globals : { ...globals, json: true };
+    this.stderr = new StderrNotices(this.deps.io.stderr, this.globals.json);
+  }
+
+  /** Compiles --jq, before anything is sent: an expression that does not compile is exit 2. */
+  async loadJq(): Promise<void> {
+    if (this.globals.jq === undefined || this.jq) return;
+    const { compileJq } = await import('../../output/jq.js');
+    const terminal = this.deps.io.stdoutIsTTY;
+    this.jq = await compileJq(this.globals.jq, { pretty: terminal, terminal });
+  }
+
+  /** Ends the run with the --jq filter's failure, if it had one. */
+  finish(): void {
+    if (this.jqFailure) throw this.jqFailure;
   }
 
   get mode(): OutputMode {
@@ -74,9 +101,12 @@ export class Session {
     return this.mode === 'table' ? this.deps.io.stdoutColumns : undefined;
   }
 
-  /** Countdowns and progress: only for a person at a terminal who did not ask for quiet. */
+  /**
+   * Countdowns and progress lines: only for a person at a terminal who did not ask for quiet.
+   * Not with --json: a line redrawn in place is not a JSON object.
+   */
   get showsProgress(): boolean {
-    return this.deps.io.stderrIsTTY && !this.globals.quiet;
+    return this.deps.io.stderrIsTTY && !this.globals.quiet && !this.globals.json;
   }
 
   /**
@@ -84,7 +114,7 @@ export class Session {
    * output at a terminal, so neither stream may be a pipe, and not with --quiet.
    */
   get showsHints(): boolean {
-    return this.deps.io.stdoutIsTTY && this.showsProgress;
+    return this.deps.io.stdoutIsTTY && this.deps.io.stderrIsTTY && !this.globals.quiet;
   }
 
   /** Whether a question may be asked: a terminal on stdin, and no --no-input. */
@@ -99,10 +129,18 @@ export class Session {
     protected: boolean;
   }): Promise<void> {
     if (!target.protected || this.globals.quiet) return;
-    const host = target.baseUrl ? ` ${escapeForTerminal(new URL(target.baseUrl).host)}` : '';
+    const host = target.baseUrl ? new URL(target.baseUrl).host : undefined;
     const colors = await this.stderrColors();
-    this.deps.io.stderr.write(
-      `${colors.badge(' PROTECTED ')} ${colors.bold(escapeForTerminal(target.profile))}${host}\n`,
+    this.stderr.write(
+      'warning',
+      {
+        code: 'protected_profile',
+        message: `PROTECTED ${target.profile}${host ? ` ${host}` : ''}`,
+        profile: target.profile,
+        host,
+      },
+      `${colors.badge(' PROTECTED ')} ${colors.bold(escapeForTerminal(target.profile))}` +
+        (host ? ` ${escapeForTerminal(host)}` : ''),
     );
   }
 
@@ -112,9 +150,12 @@ export class Session {
    */
   async environmentLine(target: ApiTarget): Promise<void> {
     if (!this.showsHints) return;
-    const colors = await this.stderrColors();
     const host = new URL(target.baseUrl).host;
-    this.deps.io.stderr.write(`${colors.dim(escapeForTerminal(`${target.profile} · ${host}`))}\n`);
+    await this.hint(`${target.profile} · ${host}`, {
+      code: 'environment',
+      profile: target.profile,
+      host,
+    });
   }
 
   print(text: string): void {
@@ -138,19 +179,51 @@ export class Session {
   /** `value` as exact JSON on stdout. It needs no table library, so --json loads none. */
   async printJson(value: unknown): Promise<void> {
     const { renderJson } = await import('../../output/render-json.js');
-    this.print(renderJson(value, this.deps.io.stdoutIsTTY));
+    if (this.jq) this.printJsonText(renderJson(value, false));
+    else this.print(renderJson(value, this.deps.io.stdoutIsTTY));
+  }
+
+  /**
+   * JSON text on stdout as it is (a batch's NDJSON line, a server's answer), or what --jq
+   * makes of it. A failing filter does not stop a batch: the run exits 1 at its end.
+   */
+  printJsonText(text: string): void {
+    if (!this.jq) return this.print(text);
+    const { output, error } = this.jq.run(text);
+    this.print(output);
+    this.jqFailure ??= error;
   }
 
   /** A message for the person at the terminal; --quiet silences it. */
-  notice(text: string): void {
-    if (!this.globals.quiet) this.deps.io.stderr.write(`${escapeForTerminal(text)}\n`);
+  notice(message: string, fields: NoticeFields = {}): void {
+    if (!this.globals.quiet) this.stderr.write('notice', { code: 'notice', ...fields, message });
   }
 
   /** A warning, its label coloured as errors' are; --quiet silences it. */
-  async warn(text: string): Promise<void> {
+  async warn(message: string, fields: NoticeFields = {}): Promise<void> {
     if (this.globals.quiet) return;
     const colors = await this.stderrColors();
-    this.deps.io.stderr.write(`${colors.yellow('warning:')} ${escapeForTerminal(text)}\n`);
+    this.stderr.write(
+      'warning',
+      { code: 'warning', ...fields, message },
+      `${colors.yellow('warning:')} ${escapeForTerminal(message)}`,
+    );
+  }
+
+  /** A dim aside about what is shown; --quiet silences it. */
+  async hint(message: string, fields: NoticeFields = {}): Promise<void> {
+    if (this.globals.quiet) return;
+    const colors = await this.stderrColors();
+    this.stderr.write(
+      'hint',
+      { code: 'hint', ...fields, message },
+      colors.dim(escapeForTerminal(message)),
+    );
+  }
+
+  /** What a run that handled many things did, counted; --quiet silences it. */
+  summary(message: string, fields: NoticeFields = {}): void {
+    if (!this.globals.quiet) this.stderr.write('summary', { code: 'summary', ...fields, message });
   }
 
   async config(): Promise<ConfigStore> {
@@ -174,7 +247,8 @@ export class Session {
   async api(target?: ApiTarget, wait?: Waiter): Promise<PetsApi> {
     const dim = this.globals.debug ? (await this.stderrColors()).dim : undefined;
     const trace = dim
-      ? (line: string) => this.deps.io.stderr.write(`${dim(escapeForTerminal(line))}\n`)
+      ? (line: string) =>
+          this.stderr.write('trace', { code: 'http', message: line }, dim(escapeForTerminal(line)))
       : undefined;
     const { countdownWaiter } = await import('../../terminal/countdown.js');
     return this.deps.api(target ?? (await this.target()), {

@@ -219,7 +219,8 @@ describe('errors with --json', () => {
     expect(result.stdout).toBe('');
     const { error } = JSON.parse(result.stderr);
     expect(error).toMatchObject({ code: 'not_found', status: 404, exitCode: 3 });
-    expect(error.message).toContain('/v1/pets/424242');
+    expect(error.message).toBe('no pet with id 424242 (404)');
+    expect(error.detail).toContain('424242');
   });
 
   it('reports usage errors as JSON too', async () => {

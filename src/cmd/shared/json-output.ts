@@ -1,0 +1,46 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import type { SessionSource } from './session.js';
+
+/**
+ * The commands whose stdout is JSON under --json, so the ones --jq can filter. `pets help json`
+ * gives each one's shape (test/cmd/json-contract.test.ts checks that it does).
+ */
+export const JSON_COMMANDS: readonly string[] = [
+  'list',
+  'get',
+  'add',
+  'quota',
+  'api',
+  'auth status',
+  'profile list',
+  'profile show',
+  'sandbox',
+];
+
+/** `pets profile show` for the command commander is about to run: its words after `pets`. */
+function commandName(command: Command): string {
+  const words: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) words.unshift(at.name());
+  return words.join(' ');
+}
+
+/**
+ * --jq is checked and compiled before the command's action runs, so a bad expression, or one
+ * given to a command without JSON output, is refused with exit 2 before anything is sent;
+ * after the action, the run ends with the filter's failure if it had one.
+ */
+export function checkJqBeforeActions(program: Command, getSession: SessionSource): void {
+  program.hook('preAction', async (_program, action) => {
+    const session = getSession();
+    if (session.globals.jq === undefined) return;
+    const name = commandName(action);
+    if (!JSON_COMMANDS.includes(name)) {
+      throw new UsageError(`--jq filters JSON output, and \`pets ${name}\` prints none`, {
+        hint: `Commands with JSON output: ${JSON_COMMANDS.join(', ')}.`,
+      });
+    }
+    await session.loadJq();
+  });
+  program.hook('postAction', () => getSession().finish());
+}

@@ -1,0 +1,267 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { apiEnv } from '../helpers/api-env.js';
+import { tempDir } from '../helpers/config-dir.js';
+import { runBinary } from '../helpers/run-binary.js';
+import { runMain, type RunResult } from '../helpers/run-main.js';
+
+// What a script relies on, tried with the built binary against the sandbox: under --json
+// every stderr line is one JSON object, and --jq filters the exact JSON.
+
+let sandbox: RunningSandbox;
+const FIRST = '9007199254740993';
+const SECOND = '9007199254740994';
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ firstId: BigInt(FIRST), plan: 'unlimited', seed: 3 });
+});
+afterAll(() => sandbox.close());
+
+/** Each stderr line, parsed; the test fails on the first that is not exactly one JSON object. */
+function stderrObjects(result: RunResult): Array<Record<string, Record<string, unknown>>> {
+  return result.stderr
+    .split('\n')
+    .filter((line, index, lines) => line !== '' || index !== lines.length - 1)
+    .map((line) => {
+      const value = JSON.parse(line) as Record<string, Record<string, unknown>>;
+      expect(Object.keys(value)).toHaveLength(1);
+      const [body] = Object.values(value);
+      expect(body).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+      return value;
+    });
+}
+
+function ndjsonFile(lines: string[]): string {
+  const file = join(tempDir('pets-json-'), 'pets.ndjson');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+const badKey = () => apiEnv({ baseUrl: sandbox.baseUrl, key: 'wrong_key_abcdef' });
+
+describe('under --json, every stderr line is one JSON object', () => {
+  const file = () =>
+    ndjsonFile(['{"name":"Ok","categoryId":1}', '{"name":"","categoryId":1}', 'not json']);
+  const cases: Array<[string, () => string[], () => Record<string, string>, number]> = [
+    ['list', () => ['list'], () => apiEnv(sandbox), 0],
+    ['list, 401', () => ['list'], badKey, 4],
+    ['list --debug', () => ['list', '--debug'], () => apiEnv(sandbox), 0],
+    ['get one', () => ['get', FIRST], () => apiEnv(sandbox), 0],
+    ['get one, 404', () => ['get', '999'], () => apiEnv(sandbox), 3],
+    ['get many, one missing', () => ['get', FIRST, '999'], () => apiEnv(sandbox), 3],
+    ['add', () => ['add', '--name', 'Json', '--category-id', '1'], () => apiEnv(sandbox), 0],
+    ['add, 401', () => ['add', '--name', 'Json', '--category-id', '1'], badKey, 4],
+    [
+      'add on a protected profile',
+      () => ['add', '--name', 'P', '--category-id', '1', '--profile', 'production'],
+      () => apiEnv(sandbox),
+      0,
+    ],
+    [
+      'add --file, some records failing',
+      () => ['add', '--file', file(), '--yes'],
+      () => apiEnv(sandbox),
+      1,
+    ],
+    ['quota', () => ['quota'], () => apiEnv(sandbox), 0],
+    ['quota, 401', () => ['quota'], badKey, 4],
+    ['auth status', () => ['auth', 'status'], () => apiEnv(sandbox), 0],
+    ['auth status, 401', () => ['auth', 'status'], badKey, 4],
+    ['profile list, with overrides warned', () => ['profile', 'list'], () => apiEnv(sandbox), 0],
+    ['profile show', () => ['profile', 'show'], () => apiEnv(sandbox), 0],
+    [
+      'profile show, no such profile',
+      () => ['profile', 'show', 'nosuch'],
+      () => apiEnv(sandbox),
+      2,
+    ],
+    ['api', () => ['api', '/pets'], () => apiEnv(sandbox), 0],
+    ['api, 404 with the deprecation warning', () => ['api', `/pets/999`], () => apiEnv(sandbox), 3],
+    ['api, 400', () => ['api', '/pets', '-f', 'name='], () => apiEnv(sandbox), 1],
+    ['a usage error', () => ['list', '--limit', 'x'], () => apiEnv(sandbox), 2],
+    ['no command', () => [], () => apiEnv(sandbox), 2],
+    ['a group without its command', () => ['profile'], () => apiEnv(sandbox), 2],
+  ];
+
+  it.each(cases)('%s', async (name, args, env, exitCode) => {
+    const result = await runBinary([...args(), '--json'], env());
+    expect(result.code).toBe(exitCode);
+    const objects = stderrObjects(result);
+    // A batch gives each failure its stdout line; anything else ends with the error.
+    const batch = /get many|add --file/.test(name);
+    if (exitCode !== 0 && !batch) expect(objects.at(-1)).toHaveProperty('error.exitCode', exitCode);
+  });
+
+  it('says the deprecation as a warning with its code and Sunset date', async () => {
+    const result = await runBinary(['get', FIRST, '--json'], apiEnv(sandbox));
+    expect(stderrObjects(result)).toEqual([
+      {
+        warning: {
+          code: 'deprecated',
+          message: expect.stringContaining('goes away on 2030-12-05'),
+          operation: 'GET /pets/{petId}',
+          sunset: '2030-12-05',
+        },
+      },
+    ]);
+  });
+
+  it('gives a batch summary as an object with its counts', async () => {
+    const result = await runBinary(
+      ['add', '--file', ndjsonFile(['{"name":"A","categoryId":1}']), '--json', '--yes'],
+      apiEnv(sandbox),
+    );
+    expect(result.code).toBe(0);
+    expect(stderrObjects(result)).toEqual([
+      { warning: expect.objectContaining({ code: 'protected_profile', profile: 'production' }) },
+      {
+        summary: expect.objectContaining({
+          code: 'batch',
+          created: 1,
+          failed: 0,
+          skipped: 0,
+          unknown: 0,
+          notSent: 0,
+        }),
+      },
+    ]);
+  });
+
+  it('stays JSON with terminals on both streams: hints, no progress lines', async () => {
+    const tty = { stdoutIsTTY: true, stderrIsTTY: true, stdinIsTTY: false };
+    for (const args of [
+      ['list', '--limit', '1'],
+      ['add', '--file', ndjsonFile(['{"name":"T","categoryId":1}']), '--yes'],
+      ['get', FIRST],
+      ['quota'],
+    ]) {
+      const result = await runMain([...args, '--json'], apiEnv(sandbox), tty);
+      expect(result.code).toBe(0);
+      stderrObjects(result);
+    }
+    const hinted = await runMain(['list', '--limit', '1', '--json'], apiEnv(sandbox), tty);
+    expect(stderrObjects(hinted)).toContainEqual({
+      hint: expect.objectContaining({ code: 'environment', host: new URL(sandbox.baseUrl).host }),
+    });
+  });
+
+  it('leaves stderr as text without --json', async () => {
+    const result = await runBinary(['get', '999'], apiEnv(sandbox));
+    expect(result.stderr).toBe(
+      'warning: `pets get` calls GET /pets/{petId}, which is deprecated and goes away on 2030-12-05.\n' +
+        'error: no pet with id 999 (404)\n',
+    );
+  });
+});
+
+describe('--jq', () => {
+  it('keeps int64 ids exact through filters, and prints strings raw', async () => {
+    const env = apiEnv(sandbox);
+    const cases: Array<[string[], string]> = [
+      [['list', '--jq', '.[0].id'], `${FIRST}\n`],
+      [['list', '--jq', '.[0] | {id}'], `{"id":${FIRST}}\n`],
+      [['list', '--jq', '[.[] | .id][0:2]'], `[${FIRST},${SECOND}]\n`],
+      [['list', '--jq', '.[0:2][] | .id'], `${FIRST}\n${SECOND}\n`],
+      [['list', '--jq', '.[0].name'], `${sandbox.pets()[0]!.name}\n`],
+      [
+        ['list', '--jq', '.[0] | "\\(.name)\\t\\(.status)"'],
+        `${sandbox.pets()[0]!.name}\tavailable\n`,
+      ],
+      [['get', FIRST, '--jq', '.id'], `${FIRST}\n`],
+      [['get', FIRST, SECOND, '--jq', '.pet.id'], `${FIRST}\n${SECOND}\n`],
+      [['api', '/pets', '--jq', '.[1].id'], `${SECOND}\n`],
+      [['quota', '--jq', '.profile'], 'production\n'],
+      [['auth', 'status', '--jq', '.valid'], 'true\n'],
+      [['profile', 'list', '--jq', '.[].name'], 'production\nstaging\n'],
+      [['profile', 'show', 'staging', '--jq', '.name'], 'staging\n'],
+      [['list', '--jq', 'empty'], ''],
+      [['list', '--jq', '" padded "'], ' padded \n'],
+    ];
+    for (const [args, stdout] of cases) {
+      const result = await runBinary(args, env);
+      expect({ args, code: result.code, stdout: result.stdout }).toEqual({ args, code: 0, stdout });
+      stderrObjects(result);
+    }
+  });
+
+  it('filters add --file line by line, ids exact', async () => {
+    const file = ndjsonFile(['{"name":"J1","categoryId":9223372036854775807}', '{"name":""}']);
+    const result = await runBinary(
+      ['add', '--file', file, '--yes', '--jq', '[.line, .pet.categoryId // .error.code]'],
+      apiEnv(sandbox),
+    );
+    expect(result.code).toBe(1);
+    const [first, second] = result.stdout.trim().split('\n');
+    expect(first).toBe('[1,9223372036854775807]');
+    expect(second).toMatch(/^\[2,"[a-z_]+"\]$/);
+    stderrObjects(result);
+  });
+
+  it('prints add and a single get as the filter makes them', async () => {
+    const added = await runBinary(
+      ['add', '--name', 'Jq', '--category-id', '9223372036854775806', '--jq', '.categoryId'],
+      apiEnv(sandbox),
+    );
+    expect(added).toMatchObject({ code: 0, stdout: '9223372036854775806\n' });
+  });
+
+  it('refuses an invalid expression with exit 2 before anything is sent', async () => {
+    for (const args of [
+      ['list', '--jq', '.['],
+      ['get', FIRST, '--jq', '$undefined'],
+      ['add', '--name', 'X', '--category-id', '1', '--jq', '.[] |'],
+      ['api', '/pets', '--jq', 'nosuchfunction'],
+    ]) {
+      const before = sandbox.requestLog.length;
+      const result = await runBinary(args, apiEnv(sandbox));
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      const [only] = stderrObjects(result);
+      expect(only).toEqual({
+        error: expect.objectContaining({ code: 'jq_invalid', exitCode: 2, status: null }),
+      });
+      expect(sandbox.requestLog.length).toBe(before);
+    }
+    const said = stderrObjects(await runBinary(['list', '--jq', '.['], apiEnv(sandbox)));
+    expect(said[0]!.error!.message).toBe(
+      "--jq '.[' is not a valid jq expression: syntax error, unexpected end of file, line 1, column 2",
+    );
+  });
+
+  it("gives jq's run-time errors exit 1 and a clear message, after what it printed", async () => {
+    const result = await runBinary(['list', '--jq', '.[0].id, .a'], apiEnv(sandbox));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(`${FIRST}\n`);
+    const [only] = stderrObjects(result);
+    expect(only!.error).toMatchObject({
+      code: 'jq_error',
+      exitCode: 1,
+      message: '--jq failed: Cannot index array with string ("a")',
+    });
+    const custom = await runBinary(['list', '--jq', 'error("custom")'], apiEnv(sandbox));
+    expect(custom.code).toBe(1);
+    expect(stderrObjects(custom)[0]!.error!.message).toBe('--jq failed: custom');
+  });
+
+  it('is refused for a command without JSON output, before anything happens', async () => {
+    const result = await runBinary(
+      ['profile', 'set', 'x', '--base-url', 'http://127.0.0.1:1/v1', '--jq', '.'],
+      apiEnv(sandbox),
+    );
+    expect(result.code).toBe(2);
+    expect(stderrObjects(result).at(-1)!.error!.message).toBe(
+      '--jq filters JSON output, and `pets profile set` prints none',
+    );
+  });
+
+  it('shows control characters escaped on a terminal, raw in a pipe', async () => {
+    const env = apiEnv(sandbox);
+    const hostile = '"a\\u001b[31mb"';
+    const tty = await runMain(['list', '--jq', hostile], env, { stdoutIsTTY: true });
+    expect(tty.stdout).toBe('a\\u001b[31mb\n');
+    const pipe = await runMain(['list', '--jq', hostile], env);
+    expect(pipe.stdout).toBe('a\u001b[31mb\n');
+  });
+});
