@@ -88,7 +88,10 @@ export function buildProgram(deps: Deps, state: RunState, named?: string): Comma
       "pets list --json | jq '.[].name'",
     ),
   );
-  program.addHelpText('after', '\nMore: pets help exit-codes, pets help environment.\n');
+  program.addHelpText(
+    'after',
+    '\nMore: pets help exit-codes, pets help environment, pets help json.\n',
+  );
   return program;
 }
 

@@ -2,6 +2,7 @@ import { UsageError } from '../../core/errors.js';
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
 import { closest } from '../shared/suggest.js';
+import { jsonTopic } from './json-topic.js';
 
 const TOPICS: Record<string, string> = {
   'exit-codes': `Exit codes
@@ -37,6 +38,10 @@ const TOPICS: Record<string, string> = {
 
 Precedence: flag > environment > config file.
 `,
+  // Made when asked for: most runs never show it.
+  get json() {
+    return jsonTopic();
+  },
 };
 
 /** The topics of `pets help` that are not commands. */
@@ -53,11 +58,8 @@ export const helpCommand: CommandModule = {
     program.helpCommand(false);
     program
       .command('help')
-      .description('help on a command, or a topic: exit-codes, environment')
-      .addHelpText(
-        'before',
-        examples('pets help list', 'pets help exit-codes', 'pets help environment'),
-      )
+      .description('help on a command, or a topic: exit-codes, environment, json')
+      .addHelpText('before', examples('pets help list', 'pets help exit-codes', 'pets help json'))
       .argument('[topic...]', 'a command (e.g. "profile set") or a topic')
       .action((words: string[]) => {
         const session = getSession();

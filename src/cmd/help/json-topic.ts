@@ -1,0 +1,237 @@
+// `pets help json`: what a script may rely on. The shapes are data, and the page is made
+// from them, so test/cmd/help/json-topic.test.ts can hold each one against real output:
+// a field documented here that a command stops printing fails the suite.
+
+/** An object's fields, each stable; a name ending in ? is left out when it has no value. */
+export interface Shape {
+  name: string;
+  fields: readonly string[];
+  about?: string;
+}
+
+export const PET: Shape = {
+  name: 'Pet',
+  fields: ['id', 'name', 'categoryId', 'status?'],
+  about: 'id and categoryId are int64, written as exact integers (also beyond 2^53)',
+};
+
+export const LINE_ERROR: Shape = {
+  name: 'LineError',
+  fields: ['code', 'message', 'status', 'exitCode', 'detail?'],
+  about: 'status is null when no server answered; detail holds the server\u2019s own words',
+};
+
+export const BATCH_LINE: Shape = {
+  name: 'Line',
+  fields: ['line', 'pet?', 'skipped?', 'error?'],
+  about:
+    'one per input line or id, in input order: {"line":N,"pet":Pet} or {"line":N,"error":LineError}; ' +
+    'skipped:true marks a pet an earlier run of the same journal created',
+};
+
+export const QUOTA: Shape = {
+  name: 'Quota',
+  fields: [
+    'profile',
+    'limit',
+    'remaining',
+    'resetAt',
+    'resetInSeconds',
+    'cooldownUntil',
+    'cooldownCode',
+    'source',
+  ],
+  about: 'null where the server states no limit; source is "server" or "cached"',
+};
+
+export const AUTH_STATUS: Shape = {
+  name: 'AuthStatus',
+  fields: [
+    'profile',
+    'profileSource',
+    'baseUrl',
+    'baseUrlSource',
+    'key',
+    'keySource',
+    'valid',
+    'quota',
+  ],
+  about: 'key shows its last 4 characters only; quota is a Quota',
+};
+
+export const PROFILE: Shape = {
+  name: 'Profile',
+  fields: [
+    'name',
+    'active',
+    'activeSource',
+    'baseUrl',
+    'baseUrlSource',
+    'key',
+    'keySource',
+    'protected',
+  ],
+  about: 'the settings commands use now, environment applied; *Source says where each came from',
+};
+
+export const SANDBOX: Shape = {
+  name: 'Sandbox',
+  fields: ['baseUrl', 'key', 'plan', 'rpm', 'rpd', 'profile'],
+};
+
+/** What each command with JSON output prints on stdout (cmd/shared/json-output.ts lists them). */
+export const STDOUT: Readonly<Record<string, string>> = {
+  list: '[Pet, …], the server\u2019s array; [] when there are none',
+  get: 'one id: Pet; several ids, or - for ids on stdin: NDJSON of Line',
+  add: 'Pet, as created; with --file: NDJSON of Line',
+  quota: 'Quota',
+  api: 'the body of the answer, as the server sent it',
+  'auth status': 'AuthStatus',
+  'profile list': '[Profile, …]',
+  'profile show': 'Profile',
+  sandbox: 'Sandbox, one line, while it runs',
+};
+
+export const ERROR: Shape = {
+  name: 'Error',
+  fields: ['code', 'message', 'status', 'exitCode', 'hint?', 'retryAfter?', 'resetAt?', 'detail?'],
+  about: 'the run\u2019s failure, its last line; retryAfter in seconds, resetAt an ISO date',
+};
+
+/** One code of a kind of stderr object: the fields it adds to code and message, and when. */
+export interface StderrCode {
+  fields: readonly string[];
+  when: string;
+}
+
+/** The other objects on stderr: each has code and message, and some codes have more. */
+export const STDERR_KINDS: ReadonlyArray<{
+  kind: string;
+  codes: Readonly<Record<string, StderrCode>>;
+}> = [
+  {
+    kind: 'warning',
+    codes: {
+      deprecated: {
+        fields: ['operation', 'sunset'],
+        when: 'pets get, pets api /pets/{id}; sunset is YYYY-MM-DD',
+      },
+      protected_profile: { fields: ['profile', 'host'], when: 'a write to a protected profile' },
+      profile_overridden: { fields: [], when: '--profile or PETS_PROFILE is not the active one' },
+      base_url_overridden: { fields: [], when: 'PETS_BASE_URL is set' },
+      key_overridden: { fields: [], when: 'PETS_API_KEY is set' },
+    },
+  },
+  {
+    kind: 'notice',
+    codes: {
+      stopped: { fields: ['resume'], when: 'a batch stopped early; resume is the command' },
+      unknown_outcomes: { fields: ['resume'], when: 'creates that may or may not have happened' },
+    },
+  },
+  {
+    kind: 'hint',
+    codes: {
+      environment: { fields: ['profile', 'host'], when: 'where a read went (terminals only)' },
+      full_page: { fields: ['shown'], when: 'a full page: more may exist (terminals only)' },
+    },
+  },
+  {
+    kind: 'summary',
+    codes: {
+      batch: {
+        fields: ['created', 'failed', 'skipped', 'unknown', 'notSent', 'journal'],
+        when: 'the end of add --file',
+      },
+    },
+  },
+  { kind: 'trace', codes: { http: { fields: [], when: '--debug: a request or its answer' } } },
+];
+
+const EXIT_CODES = `  0 success; 1 other failure (a 400, a --jq failure, a batch with failed records);
+  2 usage (bad flag or value, bad --jq expression; nothing was sent); 3 not found;
+  4 no key or 401; 5 rate limited beyond --max-wait, quota used up, or banned;
+  6 network; 7 5xx or an answer that breaks the contract; 130 interrupted.
+  Details: pets help exit-codes.`;
+
+/** `words` joined by spaces into lines of at most 88 columns, each after `indent`. */
+function wrap(words: readonly string[], indent: string, first = indent): string {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of words) {
+    if (!empty && line.length + 1 + word.length > 88) {
+      lines.push(line);
+      line = indent;
+      empty = true;
+    }
+    line += empty ? word : ` ${word}`;
+    empty = false;
+  }
+  return [...lines, line].join('\n');
+}
+
+function shape({ name, fields, about }: Shape, indent = '  '): string {
+  const names = fields.map((field) =>
+    field.endsWith('?') ? `"${field.slice(0, -1)}"?` : `"${field}"`,
+  );
+  const listed = wrap(
+    names.map((n, i) => (i < names.length - 1 ? `${n},` : `${n}}`)),
+    `${indent}  `,
+    `${indent}${name}: {`,
+  );
+  return about ? `${listed}\n${wrap(about.split(' '), `${indent}    `)}` : listed;
+}
+
+/** The page itself. */
+export function jsonTopic(): string {
+  const commands = Object.entries(STDOUT)
+    .map(([command, what]) => `  ${`pets ${command}`.padEnd(19)}${what}`)
+    .join('\n');
+  const kinds = STDERR_KINDS.map(
+    ({ kind, codes }) =>
+      `  {"${kind}":{"code","message",…}}\n` +
+      Object.entries(codes)
+        .map(([code, { fields, when }]) =>
+          wrap(
+            [
+              ...fields.map((field, i) => (i < fields.length - 1 ? `${field},` : `${field}:`)),
+              ...when.split(' '),
+            ],
+            ' '.repeat(24),
+            `    ${code.padEnd(20)}`,
+          ),
+        )
+        .join('\n'),
+  ).join('\n');
+  return `JSON output, for scripts
+
+--json prints exact JSON on stdout and, on stderr, one JSON object per line and
+nothing else. --jq <expression> implies --json. The field names below are stable; a
+field marked ? is left out when it has no value. Match on code, never on message:
+messages are for people.
+
+stdout
+${commands}
+
+${[PET, BATCH_LINE, LINE_ERROR, QUOTA, AUTH_STATUS, PROFILE, SANDBOX].map((one) => shape(one)).join('\n')}
+
+stderr: each line is one object, its one key saying what it is
+${shape({ ...ERROR, name: '{"error":{…}}' })}
+${kinds}
+  -q leaves only the error. Prompts ask on stderr only when stdin is a terminal: scripts
+  never see them (see --no-input).
+
+--jq <expression>
+  jq 1.8, built in: no jq to install. It filters the exact JSON stdout would carry:
+  the whole output, or each NDJSON line on its own. Strings print raw, other values as
+  JSON (indented on a terminal, one per line in a pipe). Integers beyond 2^53 stay
+  exact unless arithmetic touches them. An expression that does not compile: exit 2,
+  nothing sent (code jq_invalid). A failure while filtering: exit 1 (code jq_error),
+  after the rest.
+  Example: pets list --jq '.[] | select(.status == "available") | .id'
+
+Exit codes
+${EXIT_CODES}
+`;
+}
