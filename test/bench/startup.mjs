@@ -34,6 +34,12 @@ const cases = [
   ['pets --version', process.execPath, [bin, '--version']],
   ['pets --help', process.execPath, [bin, '--help']],
   ['pets list --json', process.execPath, [bin, 'list', '--json']],
+  ['pets list --jq .[0].id', process.execPath, [bin, 'list', '--jq', '.[0].id']],
+  [
+    "jq's load alone: dist/vendor/jq.js, jq.wasm, one filter (see jq-load.cjs)",
+    process.execPath,
+    [fileURLToPath(new URL('jq-load.cjs', import.meta.url))],
+  ],
   [
     'pets list --json, compile cache off',
     process.execPath,
@@ -84,3 +90,11 @@ cases.forEach(([name], c) => {
   const ms = median(samples[c]);
   console.log(`| ${name} | ${ms.toFixed(0)} | ${(ms / base).toFixed(2)} |`);
 });
+// --jq should cost list --json plus jq's load, and no more.
+const row = (prefix) => median(samples[cases.findIndex(([name]) => name.startsWith(prefix))]);
+const jqLoad = row("jq's load alone") - base;
+const jqExtra = row('pets list --jq') - row('pets list --json');
+console.log(
+  `\nlist --jq over list --json: ${jqExtra.toFixed(0)} ms; jq's load over node -e 0: ` +
+    `${jqLoad.toFixed(0)} ms (ratio ${(jqExtra / jqLoad).toFixed(2)}; at most ~1 is the aim)`,
+);
