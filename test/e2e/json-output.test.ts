@@ -1,5 +1,8 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
@@ -263,5 +266,34 @@ describe('--jq', () => {
     expect(tty.stdout).toBe('a\\u001b[31mb\n');
     const pipe = await runMain(['list', '--jq', hostile], env);
     expect(pipe.stdout).toBe('a\u001b[31mb\n');
+  });
+
+  it('works from the files a packed tarball holds, with jq.wasm among them', async () => {
+    const root = fileURLToPath(new URL('../../', import.meta.url));
+    // --ignore-scripts: the suite built dist/ already; prepare would build it again.
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: root,
+        // npm keeps a compile cache in $TMPDIR unless told not to.
+        env: { ...process.env, NODE_DISABLE_COMPILE_CACHE: '1' },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }),
+    ) as Array<{ files: Array<{ path: string }> }>;
+    const files = packed!.files.map((file) => file.path);
+    expect(files).toContain('dist/vendor/jq.js');
+    expect(files).toContain('dist/vendor/build/jq.wasm');
+    // Those files alone, with no node_modules beside them, as npm installs them.
+    const installed = tempDir('pets-packed-');
+    for (const file of files) {
+      mkdirSync(dirname(join(installed, file)), { recursive: true });
+      cpSync(join(root, file), join(installed, file));
+    }
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(installed, 'bin/pets.js'), 'list', '--jq', '.[0].id'],
+      { env: { PATH: process.env.PATH, ...apiEnv(sandbox) } },
+    );
+    expect(stdout).toBe(`${FIRST}\n`);
   });
 });
