@@ -1,13 +1,13 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
-import { runBinary } from '../helpers/run-binary.js';
+import { BIN, runBinary } from '../helpers/run-binary.js';
 import { runMain, type RunResult } from '../helpers/run-main.js';
 
 // What a script relies on, tried with the built binary against the sandbox: under --json
@@ -295,5 +295,29 @@ describe('--jq', () => {
       { env: { PATH: process.env.PATH, ...apiEnv(sandbox) } },
     );
     expect(stdout).toBe(`${FIRST}\n`);
+  });
+
+  it('loads jq from its own file, and only when --jq is given', async () => {
+    const dir = tempDir('pets-jq-load-');
+    const preload = join(dir, 'loaded.cjs');
+    // Writes the files the run required, as it exits.
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(process.env.LOADED_TO, Object.keys(require.cache).join('\\n')));`,
+    );
+    const loaded = async (args: string[]) => {
+      const to = join(dir, `${args.length}.txt`);
+      await promisify(execFile)(process.execPath, ['--require', preload, BIN, ...args], {
+        env: { PATH: process.env.PATH, LOADED_TO: to, ...apiEnv(sandbox) },
+      });
+      return readFileSync(to, 'utf8').split('\n');
+    };
+    const plain = await loaded(['list', '--json']);
+    expect(plain.some((file) => file.endsWith('/dist/runtime/cli-stack.js'))).toBe(true);
+    expect(plain.filter((file) => file.includes('/dist/') && file.includes('jq'))).toEqual([]);
+    const filtered = await loaded(['list', '--jq', '.[0].id', '--json']);
+    expect(filtered.filter((file) => file.includes('/dist/') && file.includes('jq'))).toEqual([
+      expect.stringMatching(/\/dist\/vendor\/jq\.js$/),
+    ]);
   });
 });
