@@ -8,7 +8,10 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
+import { captureIo } from '../helpers/io.js';
 import { runMain, type RunResult } from '../helpers/run-main.js';
+import { main } from '../../src/runtime/main.js';
+import { createDeps } from '../../src/runtime/wiring.js';
 
 // What a script relies on, tried with the built binary against the sandbox: under --json
 // every stderr line is one JSON object, and --jq filters the exact JSON.
@@ -83,6 +86,12 @@ describe('under --json, every stderr line is one JSON object', () => {
     ['api', () => ['api', '/pets'], () => apiEnv(sandbox), 0],
     ['api, 404 with the deprecation warning', () => ['api', `/pets/999`], () => apiEnv(sandbox), 3],
     ['api, 400', () => ['api', '/pets', '-f', 'name='], () => apiEnv(sandbox), 1],
+    [
+      'sandbox, its port in use',
+      () => ['sandbox', '--port', new URL(sandbox.baseUrl).port, '--no-save-profile'],
+      () => apiEnv(sandbox),
+      2,
+    ],
     ['a usage error', () => ['list', '--limit', 'x'], () => apiEnv(sandbox), 2],
     ['no command', () => [], () => apiEnv(sandbox), 2],
     ['a group without its command', () => ['profile'], () => apiEnv(sandbox), 2],
@@ -319,5 +328,20 @@ describe('--jq', () => {
     expect(filtered.filter((file) => file.includes('/dist/') && file.includes('jq'))).toEqual([
       expect.stringMatching(/\/dist\/vendor\/jq\.js$/),
     ]);
+  });
+
+  it('filters the line pets sandbox prints', async () => {
+    const io = captureIo();
+    const stop = new AbortController();
+    const write = io.stdout.write;
+    io.stdout.write = (text: string) => {
+      write(text);
+      // The sandbox runs until stopped: stopped once it has said where it listens.
+      setImmediate(() => stop.abort());
+    };
+    const deps = createDeps({ signal: stop.signal, io, env: apiEnv(sandbox) });
+    const args = ['sandbox', '--port', '0', '--no-save-profile', '--key', 'jq_sandbox_key'];
+    expect(await main(['node', 'pets', ...args, '--jq', '.key'], deps)).toBe(0);
+    expect(io.out()).toBe('jq_sandbox_key\n');
   });
 });
