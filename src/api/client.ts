@@ -34,6 +34,8 @@ export interface PetsApiOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   stopSending?: AbortSignal;
+  /** Runs when the request is let go, just before it is sent (see HttpRequest). */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface ListQuery {
@@ -162,6 +164,7 @@ export class PetsApi {
       body: payload === undefined ? undefined : stringifyJson(payload),
       signal: options.signal,
       stopSending: options.stopSending,
+      beforeSend: options.beforeSend,
     });
     if (response.status < 200 || response.status > 299) {
       throw this.errorFor(method, url, response, say);

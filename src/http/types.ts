@@ -14,6 +14,11 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Ends a wait for a send slot and keeps the request from being sent; once sent, it runs on. */
   stopSending?: AbortSignal;
+  /**
+   * Runs once, when the rate gate lets the request go, just before it is sent (a batch writes
+   * the create's intent to its journal here). If it throws, the request is not sent.
+   */
+  beforeSend?: () => Promise<void>;
 }
 
 export interface HttpResponse {

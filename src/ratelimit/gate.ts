@@ -117,12 +117,21 @@ export class RateGate {
 
   readonly send: HttpSender = async (request) => {
     let networkFailures = 0;
+    // What must precede the send (a journal's intent) runs once, when the request may go.
+    let beforeSend = request.beforeSend;
+    const announce = async () => {
+      const run = beforeSend;
+      beforeSend = undefined;
+      await run?.();
+    };
     for (let attempt = 1; ; attempt++) {
-      const id = await this.reserve(request, attempt);
+      const id = await this.reserve(request, attempt, () => (beforeSend ? announce : undefined));
       let response: HttpResponse;
       try {
-        if (request.stopSending?.aborted) throw new InterruptedError();
-        this.sent++;
+        if (request.stopSending?.aborted) {
+          this.sent--;
+          throw new InterruptedError();
+        }
         response = await this.options.send(request);
       } catch (error) {
         this.change((state) => releaseSend(state, id));
@@ -179,17 +188,23 @@ export class RateGate {
    * Waits until the policy lets this request go, asking again after every wait, and returns
    * its claim. Refuses (exit 5) a wait that --max-wait cannot cover.
    */
-  private async reserve(request: HttpRequest, attempt: number): Promise<string> {
+  private async reserve(
+    request: HttpRequest,
+    attempt: number,
+    beforeSend: () => (() => Promise<void>) | undefined,
+  ): Promise<string> {
     this.asking++;
     let asking = true;
-    // Counted out the moment it goes, before any other request of this process asks.
+    // Counted out (and as sent) the moment it goes, before any other request of this
+    // process asks: one that then waits, and says how many were sent, counts this one.
     const went = (id: string) => {
       this.asking--;
+      this.sent++;
       asking = false;
       return id;
     };
     try {
-      return await this.reserveAsking(request, attempt, went);
+      return await this.reserveAsking(request, attempt, went, beforeSend);
     } finally {
       if (asking) this.asking--;
     }
@@ -199,15 +214,24 @@ export class RateGate {
     request: HttpRequest,
     attempt: number,
     went: (id: string) => string,
+    beforeSend: () => (() => Promise<void>) | undefined,
   ): Promise<string> {
     const id = `${this.claimPrefix}.${this.claims++}`;
     for (;;) {
       if (request.stopSending?.aborted || request.signal?.aborted) throw new InterruptedError();
       const now = this.options.clock.now();
-      const ahead = this.takeReserved(now);
-      if (ahead !== undefined) return went(ahead);
       const count = this.asking + this.backlog;
       const demand = { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
+      // Before its claim is taken, a request that may go now runs what must precede its send
+      // (a batch's journal intent, synced), then asks again: so a request that waited and
+      // never left did nothing, and the claim is taken just before the send, on a fresh go.
+      const announce = beforeSend();
+      if (announce && this.wouldGo(now, id, demand)) {
+        await announce();
+        continue;
+      }
+      const ahead = this.takeReserved(now);
+      if (ahead !== undefined) return went(ahead);
       const ids = [id];
       for (let more = Math.min(MAX_RESERVED_AHEAD, count - 1); more > 0; more--) {
         ids.push(`${this.claimPrefix}.${this.claims++}`);
@@ -253,6 +277,13 @@ export class RateGate {
       const notice = { reason: WAIT_WORDS[decision.reason], attempt, maxAttempts: MAX_ATTEMPTS };
       await this.pause(waitMs, notice, request, true);
     }
+  }
+
+  /** Whether this request would go now, as the state reads (without the lock, taking nothing). */
+  private wouldGo(now: number, id: string, demand: Parameters<typeof decideSends>[4]): boolean {
+    const state = this.safeRead();
+    if (this.reserved.length > 0 && ampleBudget(state, now)) return true;
+    return decideSends(state, now, [id], now + this.options.claimMs, demand).go;
   }
 
   /**

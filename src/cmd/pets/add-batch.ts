@@ -10,6 +10,7 @@ import { runBatch, type WorkResult } from '../../batch/run-batch.js';
 import {
   AuthError,
   InterruptedError,
+  JournalError,
   NetworkError,
   PetsError,
   RateLimitError,
@@ -73,7 +74,8 @@ const failure = (code: string, message: string, exitCode: number): ErrorJson => 
 
 /**
  * Creates the records of a batch, each at most once across runs and crashes: a create's
- * intent is in the journal, on disk, before the create leaves, so a run killed at any moment
+ * intent is in the journal, on disk, when the rate gate lets it go and before it leaves, so a
+ * run killed at any moment
  * leaves each record created, failed, or unknown (held back on resume), never to be sent twice.
  */
 export async function addBatch(
@@ -120,13 +122,17 @@ export async function addBatch(
     key: string,
     pet: NewPet,
   ): Promise<WorkResult<RecordResult>> => {
-    // Written and synced before sending: if this fails, the record is not sent.
-    journal.intend(key, line);
-    await journal.durable();
     try {
       const created = await deps.api.createPet(pet, {
         signal: deps.signal,
         stopSending: deps.stop,
+        // When the rate gate lets it go: the intent is written and synced (one fdatasync
+        // shared with the creates let go with it), and only then is the record sent. If this
+        // fails, the record is not sent; a record that waited and never left has no intent.
+        beforeSend: async () => {
+          journal.intend(key, line);
+          await journal.durable();
+        },
       });
       unknownInARow = 0;
       const result: RecordResult = { line, kind: 'created', pet: created };
@@ -135,6 +141,8 @@ export async function addBatch(
         result,
       );
     } catch (error) {
+      // The journal cannot be written: the record was not sent, and nothing more is written.
+      if (error instanceof JournalError) throw error;
       // These end the run with the record not created: its intent without an outcome holds it
       // as unknown on resume only if the request may have left; otherwise the outcome says
       // it failed in a way that retrying fixes.
