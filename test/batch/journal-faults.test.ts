@@ -16,7 +16,12 @@ import { seededRandom } from '../ratelimit/simulation.js';
 // creates no record twice: a record whose intent reached the file, even torn, is not resent.
 
 const SEEDS = Number(process.env.PETS_JOURNAL_FAULT_SEEDS ?? 1_000);
-const target = { origin: 'http://loopback:80', key: 'abcdef0123456789', profile: 'staging' };
+const target = {
+  origin: 'http://loopback:80',
+  baseUrl: 'http://loopback:80/v1',
+  key: 'abcdef0123456789',
+  profile: 'staging',
+};
 
 type Fault = 'short then ENOSPC' | 'ENOSPC' | 'EIO after writing' | 'fdatasync fails';
 const FAULTS: Fault[] = ['short then ENOSPC', 'ENOSPC', 'EIO after writing', 'fdatasync fails'];
