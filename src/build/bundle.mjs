@@ -7,7 +7,8 @@
 //   dist/runtime/main.js   main, and what readies V8 (flags, compile cache): --version stops here
 //   dist/runtime/cli-stack.js  all of pets's own code, with commander and chalk
 //   dist/vendor/*.js       large dependencies that only some commands use (undici, with its
-//                          parsers as .wasm files, conf, cli-table3), each loaded on first use
+//                          parsers as .wasm files, conf, cli-table3, @inquirer/prompts),
+//                          each loaded on first use
 //   dist/sandbox/index.js  the sandbox alone, for the benchmarks
 // Each is one esbuild bundle without code splitting: an import() inside a bundle becomes code
 // that runs on first use, not a file of its own. Each file is minified CommonJS, since Node
@@ -87,6 +88,8 @@ const vendors = [
   { name: 'cli-table3', entry: 'src/output/table.ts' },
   // jq-wasm reads its jq.wasm from build/ beside its own file: dist/vendor/build/jq.wasm.
   { name: 'jq', entry: 'src/output/jq-engine.ts' },
+  // Only a run that asks a question loads it (src/terminal/prompt.ts).
+  { name: 'inquirer', entry: 'src/terminal/inquirer.ts' },
 ];
 
 // Packages whose ES build finds its files through import.meta.url, which a CommonJS bundle

@@ -12,6 +12,7 @@ import { processAlive } from '../core/process-alive.js';
 import { redact } from '../core/redact.js';
 import type { Deps, HttpSettings } from '../cmd/shared/deps.js';
 import type { Io } from '../terminal/io.js';
+import { terminalPrompter, type Prompter } from '../terminal/prompt.js';
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -59,6 +60,8 @@ export interface WiringOptions {
    * process open, and closing them gracefully would hold up every API command's exit.
    */
   processEndsAfterRun?: boolean;
+  /** Answers in place of a person's (tests); by default, questions on io's terminal. */
+  prompts?: Prompter;
 }
 
 /**
@@ -71,6 +74,7 @@ export function createDeps({
   env = process.env,
   clock = systemClock,
   processEndsAfterRun = false,
+  prompts = terminalPrompter(io, signal),
 }: WiringOptions): Deps {
   let config: ConfigStore | undefined;
   const transports: Transport[] = [];
@@ -81,6 +85,7 @@ export function createDeps({
     env,
     clock,
     signal,
+    prompts,
     async config() {
       if (!config) {
         const [{ openConfigStore }, { configDir }] = await Promise.all([

@@ -1,6 +1,6 @@
 import type { ReadStream } from 'node:tty';
 import { InterruptedError, UsageError } from '../core/errors.js';
-import type { Output } from './io.js';
+import type { Io, Output } from './io.js';
 
 /**
  * Asks for a secret on the terminal without echoing it. Raw mode is needed so that not even
@@ -89,5 +89,82 @@ export async function promptLine(
     return '';
   } finally {
     lines.close();
+  }
+}
+
+/** A question with a typed answer. */
+export interface TextQuestion {
+  message: string;
+  /** Why an answer cannot be taken, or undefined: a refused answer is asked again, with the reason. */
+  check?: (answer: string) => string | undefined;
+}
+
+/** A question answered by picking one of `choices` with the arrow keys and Enter. */
+export interface ChoiceQuestion<T extends string> {
+  message: string;
+  choices: ReadonlyArray<{ value: T; name: string }>;
+  /** Where the cursor starts: Enter alone takes it. */
+  default?: T;
+}
+
+/** Questions for a person at the terminal. A command asks only where `Session.canPrompt`. */
+export interface Prompter {
+  text(question: TextQuestion): Promise<string>;
+  choice<T extends string>(question: ChoiceQuestion<T>): Promise<T>;
+}
+
+/**
+ * Questions on the terminal of `io`, drawn by @inquirer/prompts on stderr (stdout stays the
+ * command's output). Ctrl-C at a question ends the run as an interrupt does: exit 130.
+ */
+export function terminalPrompter(io: Io, signal: AbortSignal): Prompter {
+  return {
+    async text(question) {
+      const { input } = await import('./inquirer.js');
+      return asked(
+        input(
+          {
+            message: question.message,
+            validate: (answer) => question.check?.(answer) ?? true,
+            theme: { validationFailureMode: 'keep' },
+          },
+          await context(io, signal),
+        ),
+      );
+    },
+    async choice(question) {
+      const { select } = await import('./inquirer.js');
+      return asked(
+        select(
+          { message: question.message, choices: question.choices, default: question.default },
+          await context(io, signal),
+        ),
+      );
+    },
+  };
+}
+
+async function context(io: Io, signal: AbortSignal) {
+  const { Writable } = await import('node:stream');
+  const output = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      io.stderr.write(chunk.toString());
+      done();
+    },
+  });
+  // The library wraps its lines to the terminal's width.
+  Object.defineProperty(output, 'columns', { get: () => process.stderr.columns || 80 });
+  return { input: io.stdin, output, signal };
+}
+
+async function asked<T>(answer: Promise<T>): Promise<T> {
+  try {
+    return await answer;
+  } catch (error) {
+    // Ctrl-C (ExitPromptError) or pets's own interrupt (AbortPromptError).
+    if (error instanceof Error && /^(Exit|Abort)PromptError$/.test(error.name)) {
+      throw new InterruptedError();
+    }
+    throw error;
   }
 }

@@ -68,7 +68,7 @@ describe('profile use under an overriding environment', () => {
       ['auth', 'login', '--with-key'],
       { PETS_API_KEY: 'x'.repeat(20) },
       {},
-      'saved_key_value_123456\n',
+      `${sandbox.key}\n`,
     );
     expect(login.code).toBe(0);
     expect(login.stderr).toContain('warning: PETS_API_KEY is set and overrides the saved key');
@@ -244,15 +244,21 @@ describe('profile remove of a protected profile', () => {
 
   it('asks a person at a terminal to type its name, as a protected batch does', async () => {
     const host = new URL(sandbox.baseUrl).host;
-    const wrong = await run(['profile', 'remove', 'production'], {}, { stdinIsTTY: true }, 'yes\n');
+    const terminal = { stdinIsTTY: true, stderrIsTTY: true };
+    const wrong = await run(
+      ['profile', 'remove', 'production'],
+      { NO_COLOR: '1' },
+      terminal,
+      'yes\n',
+    );
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain(` PROTECTED  production ${host}\n`);
     expect(wrong.stderr).toContain(`Clear protected profile "production" (${host})? Type its name`);
     expect(wrong.stderr).toContain('nothing was changed');
     const typed = await run(
       ['profile', 'remove', 'production'],
-      {},
-      { stdinIsTTY: true },
+      { NO_COLOR: '1' },
+      terminal,
       'production\n',
     );
     expect(typed.code).toBe(0);

@@ -5,13 +5,19 @@ import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
+import { plainScreen } from '../helpers/terminal.js';
 
 // util-linux `script` gives pets a real pseudo-terminal, so raw mode and echo are real.
 const hasScript = spawnSync('script', ['--version']).status === 0;
+const UNREACHABLE = 'http://127.0.0.1:9/v1';
 
 describe.skipIf(!hasScript)('auth login on a terminal', () => {
   it('asks for the key without echoing it and stores it 0600', async () => {
     const dir = tempConfigDir();
+    // Nothing listens there: the key is saved unchecked, with a warning.
+    await runBinary(['profile', 'set', 'production', '--base-url', UNREACHABLE], {
+      PETS_CONFIG_DIR: dir,
+    });
     const child = spawn(
       'script',
       ['-qfc', `"${process.execPath}" "${BIN}" auth login`, '/dev/null'],
@@ -28,8 +34,9 @@ describe.skipIf(!hasScript)('auth login on a terminal', () => {
     expect(code).toBe(0);
     expect(screen).toContain('API key (input hidden):');
     expect(screen).toContain(
-      'Saved the key ****5678 for profile "production", which has no base URL yet',
+      'Saved the key ****5678 for profile "production", which sends it to 127.0.0.1:9.',
     );
+    expect(plainScreen(screen)).toContain('warning: the key was not checked');
     expect(screen).not.toContain('CANARY');
     expect(
       JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.production.apiKey,
@@ -102,6 +109,9 @@ describe.skipIf(!hasScript)('auth login --with-key with a terminal on stdin', ()
 
   it('refuses a key typed with arrow keys', async () => {
     const dir = tempConfigDir();
+    await runBinary(['profile', 'set', 'production', '--base-url', UNREACHABLE], {
+      PETS_CONFIG_DIR: dir,
+    });
     let typed = false;
     const { code, screen } = await onTerminal(
       'auth login',

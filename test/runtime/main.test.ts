@@ -22,6 +22,10 @@ function crashingDeps() {
     env: { PETS_BASE_URL: 'https://api.example.com/v1', PETS_API_KEY: KEY },
     clock: systemClock,
     signal: new AbortController().signal,
+    prompts: {
+      text: () => Promise.reject(new Error('no prompt expected')),
+      choice: () => Promise.reject(new Error('no prompt expected')),
+    },
     config: async () => config,
     api: async () => api,
     close: async () => {},

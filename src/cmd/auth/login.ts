@@ -3,18 +3,34 @@ import type { Command } from 'commander';
 import { keyHint } from '../../config/key-hint.js';
 import { keyProblem } from '../../config/key-check.js';
 import type { Env } from '../../config/paths.js';
-import { chooseProfile } from '../../config/resolve-target.js';
-import type { ConfigStore } from '../../config/store.js';
-import { UsageError } from '../../core/errors.js';
+import type { PetsApi } from '../../api/client.js';
+import { checkBaseUrl } from '../../config/base-url.js';
+import { chooseProfile, effectiveSettings, type ApiTarget } from '../../config/resolve-target.js';
+import { isProtected, type ConfigStore } from '../../config/store.js';
+import { AuthError, InterruptedError, PetsError, UsageError } from '../../core/errors.js';
 import { readStdin } from '../../terminal/read-stdin.js';
 import { examples } from '../shared/help-text.js';
 import type { Session, SessionSource } from '../shared/session.js';
 
 export async function login(
-  options: { profileFlag?: string; key: string },
+  options: { profileFlag?: string; key: string; baseUrl?: string },
   deps: { config: ConfigStore; env: Env },
 ): Promise<{ profile: string; key: string; baseUrl: string | undefined }> {
-  const key = options.key.trim();
+  const key = checkedKey(options.key);
+  return deps.config.update((data) => {
+    const name = chooseProfile(data, options.profileFlag, deps.env);
+    data.profiles[name] = {
+      ...data.profiles[name],
+      ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+      apiKey: key,
+    };
+    return { profile: name, key: keyHint(key), baseUrl: data.profiles[name].baseUrl };
+  });
+}
+
+/** The key as it will be stored, or a usage error saying why it cannot be one. */
+function checkedKey(typed: string): string {
+  const key = typed.trim();
   if (key === '') throw new UsageError('the API key is empty', { hint: 'Nothing was saved.' });
   const problem = keyProblem(key);
   if (problem) {
@@ -22,11 +38,35 @@ export async function login(
       hint: 'Check what was pasted; nothing was saved.',
     });
   }
-  return deps.config.update((data) => {
-    const name = chooseProfile(data, options.profileFlag, deps.env);
-    data.profiles[name] = { ...data.profiles[name], apiKey: key };
-    return { profile: name, key: keyHint(key), baseUrl: data.profiles[name].baseUrl };
-  });
+  return key;
+}
+
+/** What one request said of a key: taken, refused (401), or not known (no answer). */
+export type KeyCheck = { outcome: 'accepted' } | { outcome: 'unchecked'; why: string };
+
+/**
+ * Checks `key` with the cheapest request the API has, as `gh auth login` checks a token.
+ * A refusal (401) is thrown as AuthError; a server that cannot be asked leaves it unchecked.
+ */
+export async function checkKey(
+  target: ApiTarget,
+  deps: { api: PetsApi; signal?: AbortSignal },
+): Promise<KeyCheck> {
+  try {
+    await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
+    return { outcome: 'accepted' };
+  } catch (error) {
+    if (error instanceof AuthError) {
+      const host = new URL(target.baseUrl).host;
+      throw new AuthError(error.code, `${host} refused the key (401); it was not saved`, {
+        status: error.status,
+        hint: 'Check the key, and that it belongs to this environment, then log in again.',
+      });
+    }
+    if (error instanceof InterruptedError) throw error;
+    if (error instanceof PetsError) return { outcome: 'unchecked', why: error.message };
+    throw error;
+  }
 }
 
 const MAX_KEY_INPUT_BYTES = 64 * 1024;
@@ -66,22 +106,87 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
     .option('--with-key', 'read the key from stdin (from a terminal: the hidden prompt)')
     .action(async (options: { withKey?: boolean }) => {
       const session = getSession();
-      const key = await readKey(session, options.withKey === true);
-      session.secrets.add(key.trim());
+      const { env } = session.deps;
+      const config = await session.config();
+      const data = config.read();
+      const profile = chooseProfile(data, session.globals.profile, env);
+      const where = effectiveSettings(data, profile, env);
+      // A profile without an address is given one first, at a terminal: the key is checked
+      // against it, and saved with it.
+      const newBaseUrl =
+        where.baseUrl === undefined && session.canPrompt && !options.withKey
+          ? await askBaseUrl(session, profile)
+          : undefined;
+      const baseUrl =
+        newBaseUrl ??
+        (where.baseUrl === undefined
+          ? undefined
+          : checkBaseUrl(
+              where.baseUrl,
+              where.baseUrlSource === 'environment'
+                ? 'PETS_BASE_URL'
+                : `the base URL of profile "${profile}"`,
+            ));
+      // The host is named before the key is typed, so that a planted or mistyped base URL is
+      // seen before the key goes there.
+      if (baseUrl && session.canPrompt && !options.withKey) {
+        session.notice(
+          `Logging in to profile "${profile}": the key will be sent to ${hostOf(baseUrl)}.`,
+        );
+      }
+      const key = checkedKey(await readKey(session, options.withKey === true));
+      session.secrets.add(key);
+      let check: KeyCheck | undefined;
+      if (baseUrl) {
+        const target: ApiTarget = {
+          profile,
+          baseUrl,
+          apiKey: key,
+          keySource: 'config',
+          protected: isProtected(profile, data.profiles[profile]),
+        };
+        const api = await session.api(target);
+        check = await checkKey(target, { api, signal: session.deps.signal });
+      }
       const saved = await login(
-        { profileFlag: session.globals.profile, key },
-        { config: await session.config(), env: session.deps.env },
+        { profileFlag: session.globals.profile, key, baseUrl: newBaseUrl },
+        { config, env },
       );
-      // The host is named so that a planted or mistyped base URL is seen before the key goes there.
       session.notice(
         saved.baseUrl
-          ? `Saved the key ${saved.key} for profile "${saved.profile}", which sends it to ${new URL(saved.baseUrl).host}.`
+          ? `Saved the key ${saved.key} for profile "${saved.profile}", which sends it to ${hostOf(saved.baseUrl)}.`
           : `Saved the key ${saved.key} for profile "${saved.profile}", which has no base URL yet: run \`pets profile set ${saved.profile} --base-url https://<host>/v1\`.`,
       );
-      if (session.deps.env.PETS_API_KEY) {
+      if (check?.outcome === 'unchecked') {
+        await session.warn(`the key was not checked: ${check.why}`, { code: 'key_unchecked' });
+      }
+      if (env.PETS_API_KEY) {
         await session.warn('PETS_API_KEY is set and overrides the saved key until it is unset.', {
           code: 'key_overridden',
         });
       }
     });
+}
+
+/** Asks for the profile's base URL, checked as `pets profile set --base-url` checks it. */
+async function askBaseUrl(session: Session, profile: string): Promise<string> {
+  const check = (answer: string) => checkBaseUrl(answer.trim(), 'the base URL');
+  const answer = await session.deps.prompts.text({
+    message: `Base URL of profile "${profile}" (e.g. https://api.example.com/v1)`,
+    check: (answer) => {
+      try {
+        check(answer);
+        return undefined;
+      } catch (error) {
+        return error instanceof PetsError && error.hint
+          ? `${error.message}. ${error.hint}`
+          : (error as Error).message;
+      }
+    },
+  });
+  return check(answer);
+}
+
+function hostOf(baseUrl: string): string {
+  return new URL(baseUrl).host;
 }

@@ -3,9 +3,10 @@ import type { PetsApi } from '../../api/client.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import { keyHint } from '../../config/key-hint.js';
 import { sourceName } from '../../config/resolve-target.js';
-import { quotaFields, showQuota } from '../quota/quota.js';
+import { quotaFields, showQuota, type QuotaReport } from '../quota/quota.js';
 import { examples } from '../shared/help-text.js';
-import type { SessionSource } from '../shared/session.js';
+import type { Session, SessionSource } from '../shared/session.js';
+import { AuthError } from '../../core/errors.js';
 
 export interface AuthStatus {
   profile: string;
@@ -18,12 +19,8 @@ export interface AuthStatus {
   valid: boolean;
 }
 
-/** Checks the key with the cheapest request the API has; a 401 surfaces as AuthError (exit 4). */
-export async function authStatus(
-  target: ApiTarget,
-  deps: { api: PetsApi; signal?: AbortSignal },
-): Promise<AuthStatus> {
-  await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
+/** What is in use and where each came from, before the server is asked. */
+export function statusOf(target: ApiTarget, valid: boolean): AuthStatus {
   return {
     profile: target.profile,
     profileSource: target.profileSource ?? 'config',
@@ -31,8 +28,17 @@ export async function authStatus(
     baseUrlSource: target.baseUrlSource ?? 'config',
     key: keyHint(target.apiKey),
     keySource: target.keySource,
-    valid: true,
+    valid,
   };
+}
+
+/** Checks the key with the cheapest request the API has; a 401 surfaces as AuthError (exit 4). */
+export async function authStatus(
+  target: ApiTarget,
+  deps: { api: PetsApi; signal?: AbortSignal },
+): Promise<AuthStatus> {
+  await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
+  return statusOf(target, true);
 }
 
 export function defineStatus(auth: Command, getSession: SessionSource): void {
@@ -44,27 +50,43 @@ export function defineStatus(auth: Command, getSession: SessionSource): void {
       const session = getSession();
       const target = await session.target();
       const api = await session.api(target);
-      const status = await authStatus(target, { api, signal: session.deps.signal });
+      let status: AuthStatus;
+      try {
+        status = await authStatus(target, { api, signal: session.deps.signal });
+      } catch (error) {
+        // A refused key is when the profile, address and key in use matter most: they are
+        // shown, then the error (exit 4).
+        if (error instanceof AuthError) await printStatus(session, statusOf(target, false));
+        throw error;
+      }
       // The check just made a request, so the quota comes from the gate without another.
       const quota = await showQuota(target, {
         api,
         now: session.deps.clock.now,
         signal: session.deps.signal,
       });
-      if (session.mode === 'json') return session.printJson({ ...status, quota });
-      const { renderFields } = await import('../../output/render.js');
-      session.print(
-        renderFields(
-          [
-            ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'profile')})`],
-            ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'baseUrl')})`],
-            ['key', `${status.key} (from ${sourceName(status.keySource, 'key')})`],
-            ['valid', 'yes'],
-            ...quotaFields(quota, session.deps.clock.now(), session.mode === 'table'),
-          ],
-          session.mode,
-          await session.stdoutColors(),
-        ),
-      );
+      await printStatus(session, status, quota);
     });
+}
+
+async function printStatus(
+  session: Session,
+  status: AuthStatus,
+  quota?: QuotaReport,
+): Promise<void> {
+  if (session.mode === 'json') return session.printJson(quota ? { ...status, quota } : status);
+  const { renderFields } = await import('../../output/render.js');
+  session.print(
+    renderFields(
+      [
+        ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'profile')})`],
+        ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'baseUrl')})`],
+        ['key', `${status.key} (from ${sourceName(status.keySource, 'key')})`],
+        ['valid', status.valid ? 'yes' : 'no: the server refused it (401)'],
+        ...(quota ? quotaFields(quota, session.deps.clock.now(), session.mode === 'table') : []),
+      ],
+      session.mode,
+      await session.stdoutColors(),
+    ),
+  );
 }

@@ -14,6 +14,7 @@ import {
 } from '../shared/arguments.js';
 import type { CommandModule } from '../shared/command.js';
 import { examples } from '../shared/help-text.js';
+import type { Prompter } from '../../terminal/prompt.js';
 
 /** add's flags: one pet's fields, or a file's (add-file.ts). */
 interface AddFlags extends Partial<AddFileFlags> {
@@ -32,6 +33,53 @@ export async function addPet(
   } catch (error) {
     throw withAddOutcome(error, pet);
   }
+}
+
+/** The flags a single add lacks: --name, --category-id, both, or none. */
+function missingFlags(flags: AddFlags): string[] {
+  return [
+    flags.name === undefined ? '--name' : undefined,
+    flags.categoryId === undefined ? '--category-id' : undefined,
+  ].filter((flag) => flag !== undefined);
+}
+
+/**
+ * Asks for each field not given, each answer checked as its flag's value is; the status (which
+ * may be left out) only along with another. Given both --name and --category-id, it asks nothing.
+ */
+export async function askPet(
+  prompts: Prompter,
+  given: { name?: string; categoryId?: bigint; status?: PetStatus },
+): Promise<{ name: string; categoryId: bigint; status?: PetStatus }> {
+  if (given.name !== undefined && given.categoryId !== undefined) {
+    return { name: given.name, categoryId: given.categoryId, status: given.status };
+  }
+  const name =
+    given.name ?? parseName(await prompts.text({ message: 'Name', check: refusal(parseName) }));
+  const categoryId =
+    given.categoryId ??
+    parseId(await prompts.text({ message: 'Category id', check: refusal(parseId) }));
+  const status: PetStatus | 'none' =
+    given.status ??
+    (await prompts.choice<PetStatus | 'none'>({
+      message: 'Status',
+      choices: [...PET_STATUSES, 'none' as const].map((value) => ({ value, name: value })),
+      // Enter alone: no status, as without --status.
+      default: 'none',
+    }));
+  return { name, categoryId, ...(status !== 'none' ? { status } : {}) };
+}
+
+/** Why `parse` refuses an answer (its flag's message), or undefined when it takes it. */
+function refusal(parse: (text: string) => unknown): (answer: string) => string | undefined {
+  return (answer) => {
+    try {
+      parse(answer);
+      return undefined;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
 }
 
 export const addCommand: CommandModule = {
@@ -88,20 +136,23 @@ export const addCommand: CommandModule = {
           await addFromFile(session, { ...options, file: options.file });
           return;
         }
-        const { name, categoryId, status } = options;
-        if (name === undefined || categoryId === undefined) {
-          const missing = [
-            name === undefined && '--name',
-            categoryId === undefined && '--category-id',
-          ]
-            .filter(Boolean)
-            .join(' and ');
-          throw new UsageError(`add is missing ${missing} (or give --file)`, {
+        const missing = missingFlags(options);
+        // Where nobody can answer, what is missing is said before anything else is looked at.
+        if (missing.length > 0 && !session.canPrompt) {
+          throw new UsageError(`add is missing ${missing.join(' and ')} (or give --file)`, {
             hint: 'Example: pets add --name Rex --category-id 3',
           });
         }
         const target = await session.target();
+        // Before the first question, the profile and host are named, so that nobody types a
+        // pet into the wrong environment: by the badge on a protected profile.
         await session.protectedBadge(target);
+        if (missing.length > 0 && !target.protected) {
+          session.notice(
+            `Adding a pet on profile "${target.profile}" (${new URL(target.baseUrl).host}).`,
+          );
+        }
+        const { name, categoryId, status } = await askPet(session.deps.prompts, options);
         const api = await session.api(target);
         const pet = await addPet(
           { name, categoryId, ...(status ? { status } : {}) },

@@ -6,8 +6,10 @@ import {
   type ConfigDeps,
   type ProfileSummary,
 } from './view.js';
+import { isProtected, type ConfigData } from '../../config/store.js';
+import { UsageError } from '../../core/errors.js';
 import { examples } from '../shared/help-text.js';
-import type { SessionSource } from '../shared/session.js';
+import type { Session, SessionSource } from '../shared/session.js';
 
 export async function useProfile(name: string, deps: ConfigDeps): Promise<ProfileSummary> {
   await deps.config.update((data) => {
@@ -22,11 +24,52 @@ export function defineUse(profile: Command, getSession: SessionSource): void {
     .command('use')
     .description('make a profile the active one')
     .addHelpText('before', examples('pets profile use staging', 'pets --profile production list'))
-    .argument('<name>', 'profile name')
-    .action(async (name: string) => {
+    .argument('[name]', 'profile name (at a terminal, left out: pick one from a list)')
+    .action(async (named: string | undefined) => {
       const session = getSession();
-      const used = await useProfile(name, { config: await session.config() });
+      const config = await session.config();
+      const name = named ?? (await pickProfile(session, config.read()));
+      const used = await useProfile(name, { config });
       session.notice(`Now using profile "${used.name}" (${used.baseUrl ?? 'no base URL yet'}).`);
       await warnOverrides(session, used.name);
     });
+}
+
+/** At a terminal, the profiles to pick from with the arrow keys; elsewhere, a usage error. */
+async function pickProfile(session: Session, data: ConfigData): Promise<string> {
+  if (!session.canPrompt) {
+    throw new UsageError("missing required argument 'name'", {
+      hint: 'Name the profile: pets profile use <name> (pets profile list shows them).',
+    });
+  }
+  return session.deps.prompts.choice({
+    message: 'Profile to use',
+    choices: profileChoices(data),
+    default: data.profiles[data.activeProfile] ? data.activeProfile : undefined,
+  });
+}
+
+/** Each profile, by name, with the active and protected ones marked and its host shown. */
+export function profileChoices(data: ConfigData): Array<{ value: string; name: string }> {
+  return Object.entries(data.profiles)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, profile]) => {
+      const marks = [
+        name === data.activeProfile ? 'active' : undefined,
+        isProtected(name, profile) ? 'protected' : undefined,
+      ].filter((mark) => mark !== undefined);
+      const host = profile.baseUrl ? hostOf(profile.baseUrl) : 'no base URL';
+      return {
+        value: name,
+        name: `${name}  ${host}${marks.length > 0 ? `  (${marks.join(', ')})` : ''}`,
+      };
+    });
+}
+
+function hostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return baseUrl;
+  }
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../../core/clock.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { Waiter } from '../../ratelimit/gate.js';
 import type { Io } from '../../terminal/io.js';
+import type { Prompter } from '../../terminal/prompt.js';
 
 export type { Clock };
 
@@ -29,6 +30,8 @@ export interface Deps {
   config(): Promise<ConfigStore>;
   /** Opened on first use, for the same reason (undici). */
   api(target: ApiTarget, settings: HttpSettings): Promise<PetsApi>;
+  /** Questions for a person at the terminal; asked only where Session.canPrompt allows. */
+  prompts: Prompter;
   /** Saves what must outlive the run (rate-limit state) and releases sockets. */
   close(): Promise<void>;
 }

@@ -117,9 +117,13 @@ export class Session {
     return this.deps.io.stdoutIsTTY && this.deps.io.stderrIsTTY && !this.globals.quiet;
   }
 
-  /** Whether a question may be asked: a terminal on stdin, and no --no-input. */
+  /**
+   * Whether a question may be asked: a person can read it (stderr is a terminal) and answer
+   * it (so is stdin), and nobody said not to: no --no-input, and CI is not set.
+   */
   get canPrompt(): boolean {
-    return this.deps.io.stdinIsTTY && this.globals.input !== false;
+    const { io, env } = this.deps;
+    return io.stdinIsTTY && io.stderrIsTTY && this.globals.input !== false && !env.CI;
   }
 
   /** The one-line warning before a create on a protected profile. */

@@ -72,7 +72,7 @@ describe('help', () => {
 
   it.each([
     [['add', '--bogus'], 'pets add --help'],
-    [['profile', 'use'], 'pets profile use --help'],
+    [['profile', 'use', 'dev', 'extra'], 'pets profile use --help'],
     [['profile', 'sett'], 'pets profile --help'],
     [['auth', 'login', 'extra'], 'pets auth login --help'],
     [['lsit'], 'pets --help'],

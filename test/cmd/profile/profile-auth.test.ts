@@ -150,13 +150,45 @@ describe('auth', () => {
     expect(shown.stdout).not.toContain(sandbox.key);
   });
 
-  it('reports a rejected key with exit 4, naming the profile and how to log in', async () => {
+  it('login checks the key with one request: a refused one is not saved, exit 4', async () => {
+    const before = sandbox.requestLog.length;
+    const login = await run(['auth', 'login', '--with-key'], {}, 'not_the_right_key_9999\n');
+    expect(login.code).toBe(4);
+    expect(login.stderr).toContain(
+      `${new URL(sandbox.baseUrl).host} refused the key (401); it was not saved`,
+    );
+    expect(login.stderr).not.toContain('Saved the key');
+    expect(login.stderr).not.toContain('not_the_right_key_9999');
+    expect(sandbox.requestLog.length).toBe(before + 1);
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).not.toContain('not_the_right_key');
+  });
+
+  it('login saves a key it could not check (no server), with a warning saying so', async () => {
+    await run(['profile', 'set', 'production', '--base-url', 'http://127.0.0.1:9/v1']);
+    const login = await run(['auth', 'login', '--with-key'], {}, 'unchecked_key_value_3333\n');
+    expect(login.code).toBe(0);
+    expect(login.stderr).toContain('Saved the key ****3333 for profile "production"');
+    expect(login.stderr).toMatch(/warning: the key was not checked: .*127\.0\.0\.1:9/);
+    expect(readFileSync(join(dir, 'config.json'), 'utf8')).toContain('unchecked_key_value_3333');
+  });
+
+  it('status with a refused key shows the profile, address and key, then exit 4', async () => {
+    // Saved while the server could not check it, then refused once it can.
+    await run(['profile', 'set', 'production', '--base-url', 'http://127.0.0.1:9/v1']);
     await run(['auth', 'login', '--with-key'], {}, 'not_the_right_key_9999\n');
+    await run(['profile', 'set', 'production', '--base-url', sandbox.baseUrl]);
     const status = await run(['auth', 'status']);
     expect(status.code).toBe(4);
+    expect(status.stdout).toMatch(/profile\s+production \(from the config\)/);
+    expect(status.stdout).toContain(`${sandbox.baseUrl} (from the config)`);
+    expect(status.stdout).toMatch(/key\s+\*\*\*\*9999 \(from the config\)/);
+    expect(status.stdout).toMatch(/valid\s+no/);
     expect(status.stderr).toContain('profile "production"');
     expect(status.stderr).toContain('pets auth login --profile production');
-    expect(status.stderr).not.toContain('not_the_right_key_9999');
+    expect(status.stdout + status.stderr).not.toContain('not_the_right_key_9999');
+    const json = await run(['auth', 'status', '--json']);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stdout)).toMatchObject({ profile: 'production', valid: false });
   });
 
   it('exits 4 when there is no key at all', async () => {
@@ -166,7 +198,11 @@ describe('auth', () => {
   });
 
   it('prefers PETS_API_KEY over the stored key, and says so', async () => {
-    await run(['auth', 'login', '--with-key'], {}, 'stored_but_wrong_key_1111\n');
+    await run(
+      ['auth', 'login', '--with-key'],
+      { PETS_BASE_URL: 'http://127.0.0.1:9/v1' },
+      'stored_but_wrong_key_1111\n',
+    );
     const status = await run(['auth', 'status', '--json'], { PETS_API_KEY: sandbox.key });
     expect(JSON.parse(status.stdout)).toMatchObject({
       keySource: 'environment',

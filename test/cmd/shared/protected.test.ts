@@ -76,6 +76,7 @@ describe('protected profiles', () => {
     const before = sandbox.pets().length;
     const wrong = await runMain(['add', '--file', records], env, {
       stdinIsTTY: true,
+      stderrIsTTY: true,
       stdin: 'prod\n',
     });
     expect(wrong.code).toBe(2);
@@ -83,6 +84,7 @@ describe('protected profiles', () => {
     expect(sandbox.pets().length).toBe(before);
     const typed = await runMain(['add', '--file', records], env, {
       stdinIsTTY: true,
+      stderrIsTTY: true,
       stdin: 'production\n',
     });
     expect(typed.code).toBe(0);
