@@ -262,3 +262,21 @@ describe.skipIf(!hasScript)('pets auth login at a terminal', { timeout: 90_000 }
     expect(term.screen()).not.toContain('Saved');
   });
 });
+
+describe.skipIf(!hasScript)('the prompt library', { timeout: 90_000 }, () => {
+  it('loads from its own file, only in a run that asks a question', async () => {
+    const env = { ...stagingEnv(), NODE_DEBUG: 'module' };
+    const withFlags = await runBinary(['add', '--name', 'Flagged', '--category-id', '1'], env);
+    expect(withFlags.code).toBe(0);
+    expect(withFlags.stderr).toContain('dist/runtime/cli-stack.js');
+    expect(withFlags.stderr).not.toContain('vendor/inquirer.js');
+    const piped = await runBinary(['add'], env);
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).not.toContain('vendor/inquirer.js');
+    const asked = onTerminal(['add'], env);
+    await asked.waitFor('Name');
+    expect(asked.screen()).toContain('vendor/inquirer.js');
+    asked.type(KEYS.ctrlC);
+    expect(await asked.exited).toBe(130);
+  });
+});

@@ -56,6 +56,9 @@ describe('keyHint', () => {
   it.each([
     [undefined, '(none)'],
     ['short', '****'],
+    // Under 12 characters, 4 of them would give too much away: none is shown.
+    ['abcdefghijk', '****'],
+    ['abcdefghijkl', '****ijkl'],
     ['sk_live_0123456789abcd', '****abcd'],
   ])('%j → %j', (key, expected) => expect(keyHint(key)).toBe(expected));
 });
