@@ -3,6 +3,8 @@
 export { CommanderError } from 'commander';
 export { InterruptedError } from '../core/errors.js';
 export { buildProgram, commandTable } from '../cmd/root.js';
+// For the man page, made from the built program (src/build/man-page.mjs).
+export { helpTopics } from '../cmd/help/help.js';
 export { createDeps, processIo } from './wiring.js';
 
 /** How a failed run is told: loaded only when a run fails. */

@@ -96,6 +96,20 @@ describe('the packed tarball, installed with npm install -g into an empty prefix
     expect(folderSize(installed)).toBeLessThan(2 * 1024 * 1024);
   });
 
+  it.skipIf(spawnSync('man', ['--version']).status !== 0)(
+    'puts the man page where `man pets` finds it',
+    () => {
+      expect(existsSync(join(prefix, 'share', 'man', 'man1', 'pets.1'))).toBe(true);
+      const shown = spawnSync('man', ['pets'], {
+        encoding: 'utf8',
+        env: { ...env, MANPATH: join(prefix, 'share', 'man'), MANPAGER: 'cat', MANWIDTH: '100' },
+      });
+      expect(shown.status, shown.stderr).toBe(0);
+      expect(shown.stdout).toMatch(/pets - Command-line client for the Animal Store API v1/);
+      expect(shown.stdout).toContain('pets list [options]');
+    },
+  );
+
   it('runs: --version, and a sandbox that the installed pets then lists and imports into', async () => {
     const version = pets(['--version']);
     expect(version.stdout).toBe(

@@ -47,6 +47,11 @@ Precedence: flag > environment > config file.
 /** The topics of `pets help` that are not commands. */
 export const HELP_TOPICS: readonly string[] = Object.keys(TOPICS);
 
+/** Each topic's text, as `pets help <topic>` prints it: the man page carries them too. */
+export function helpTopics(): Readonly<Record<string, string>> {
+  return TOPICS;
+}
+
 /**
  * Replaces commander's help command so that, besides `pets help <command>`, there are
  * topics that belong to no command: exit codes and environment variables.
