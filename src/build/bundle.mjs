@@ -56,8 +56,11 @@ const stubs = [
     // writes the bytes beside it instead (see below), and the parser reads the one it needs.
     importer: /[\\/]undici[\\/]/,
     path: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/,
-    contents: (path) =>
-      `module.exports = require('node:fs').readFileSync(require('node:path').join(__dirname, '${wasmFile(path)}'));`,
+    // In the single executable (src/build/executable.mjs) the same bytes are its assets.
+    contents: (path) => `const sea = require('node:sea');
+      module.exports = sea.isSea()
+        ? Buffer.from(sea.getAsset('${wasmFile(path)}'))
+        : require('node:fs').readFileSync(require('node:path').join(__dirname, '${wasmFile(path)}'));`,
   },
   {
     // commander needs child_process only for executable subcommands, which pets has none of.

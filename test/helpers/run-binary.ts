@@ -5,7 +5,13 @@ import type { RunResult } from './run-main.js';
 export const BIN = fileURLToPath(new URL('../../bin/pets.js', import.meta.url));
 
 /**
- * Spawns the built bin/pets.js with only the environment given (plus PATH), so nothing from
+ * The single executable (`npm run package`) to run instead of bin/pets.js: .ci/run sets it
+ * to run the tests that spawn pets through runBinary against the executable too.
+ */
+export const EXECUTABLE = process.env.PETS_TEST_EXECUTABLE || undefined;
+
+/**
+ * Spawns the built bin/pets.js (or the EXECUTABLE) with only the environment given (plus PATH), so nothing from
  * the developer's shell or CI leaks in.
  */
 export function runBinary(
@@ -14,7 +20,8 @@ export function runBinary(
   input?: string,
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const [file, argv] = EXECUTABLE ? [EXECUTABLE, args] : [process.execPath, [BIN, ...args]];
+    const child = spawn(file, argv, {
       env: { PATH: process.env.PATH, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

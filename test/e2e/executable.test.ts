@@ -1,0 +1,92 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/config-dir.js';
+import { EXECUTABLE } from '../helpers/run-binary.js';
+
+// The single executable (`npm run package`, dist/pets-linux-x64), as a machine with no Node
+// runs it: copied alone into an empty folder, with a PATH that holds no node. .ci/run builds it
+// and sets PETS_TEST_EXECUTABLE; npm test alone skips these.
+
+if (!EXECUTABLE) console.warn('PETS_TEST_EXECUTABLE is not set: the executable tests are skipped');
+
+let dir: string;
+let exe: string;
+let env: NodeJS.ProcessEnv;
+let stopSandbox: (() => Promise<number | null>) | undefined;
+
+function pets(args: string[]) {
+  return spawnSync(exe, args, { env, encoding: 'utf8', cwd: dir, timeout: 30_000 });
+}
+
+describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no Node', () => {
+  beforeAll(() => {
+    dir = tempDir('pets-executable-');
+    exe = join(dir, 'pets');
+    copyFileSync(EXECUTABLE!, exe);
+    const emptyBin = join(dir, 'bin');
+    env = {
+      PATH: emptyBin, // no node, no npm: nothing but the executable
+      HOME: dir,
+      PETS_CONFIG_DIR: join(dir, 'config'),
+      XDG_CACHE_HOME: join(dir, 'cache'),
+    };
+  });
+  afterAll(async () => {
+    await stopSandbox?.();
+  });
+
+  it('is one file, and finds no node on its PATH', () => {
+    expect(readdirSync(dir)).toEqual(['pets']);
+    expect(spawnSync('node', ['--version'], { env }).error).toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('prints its version and its help topics, and is not refused as an old Node', () => {
+    const version = pets(['--version']);
+    expect(version.status).toBe(0);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const topic = pets(['help', 'exit-codes']);
+    expect(topic.status).toBe(0);
+    expect(topic.stdout).toContain('130');
+  });
+
+  it("starts a sandbox and talks to it with undici's WebAssembly parser, embedded in it", async () => {
+    const child = spawn(exe, ['sandbox', '--json', '--seed', '2'], {
+      env,
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    stopSandbox = () =>
+      new Promise((resolve) => {
+        child.on('exit', resolve);
+        child.kill('SIGINT');
+      });
+    const firstLine = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => {
+        out += text;
+        if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+      });
+      child.on('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
+    });
+    expect(JSON.parse(firstLine)).toMatchObject({ profile: 'sandbox' });
+
+    const listed = pets(['--profile', 'sandbox', 'list', '--json']);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toHaveLength(2);
+
+    const csv = join(dir, 'pets.csv');
+    writeFileSync(csv, 'name,categoryId,status\nRex,1,available\nLuna,2,pending\n');
+    const added = pets(['--profile', 'sandbox', 'add', '--file', csv]);
+    expect(added.status, added.stderr).toBe(0);
+    expect(added.stderr).toContain('created 2');
+
+    const after = pets(['--profile', 'sandbox', 'list', '--json']);
+    expect(JSON.parse(after.stdout)).toHaveLength(4);
+
+    const stop = stopSandbox;
+    stopSandbox = undefined;
+    expect(await stop()).toBe(0);
+  });
+});
