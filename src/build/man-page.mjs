@@ -17,9 +17,18 @@ const deps = { io: { stdout: output, stderr: output, stdoutIsTTY: false, stderrI
 const program = stack.buildProgram(deps, {});
 const topics = stack.helpTopics();
 
-/** Text for roff: backslashes kept, and no line read as a request. */
+/**
+ * Text for roff: backslashes kept, no line read as a request, and every character beyond ASCII
+ * as a named code point (\\[u2019]), since groff reads its input as Latin-1.
+ */
 function escape(text) {
-  return text.replace(/\\/g, '\\e').replace(/^([.'])/gm, '\\&$1');
+  return text
+    .replace(/\\/g, '\\e')
+    .replace(/^([.'])/gm, '\\&$1')
+    .replace(/[^\x00-\x7f]/gu, (char) => {
+      const hex = char.codePointAt(0).toString(16).toUpperCase().padStart(4, '0');
+      return `\\[u${hex}]`;
+    });
 }
 
 /** An option or argument term, bold names and italic values: --max-wait <seconds>. */
