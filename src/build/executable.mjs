@@ -15,7 +15,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -56,13 +56,14 @@ await build({
   logLevel: 'warning',
 });
 
-// WebAssembly (undici's HTTP parsers) goes in as assets, which the stubs of
-// src/build/bundle.mjs read with node:sea's getAsset when run as the executable.
+// WebAssembly (undici's HTTP parsers, jq) goes in as assets, named by their path under
+// dist/vendor/: the stubs of src/build/bundle.mjs and src/output/jq-engine.ts read them with
+// node:sea's getAsset when run as the executable.
 const vendor = join(dist, 'vendor');
 const assets = Object.fromEntries(
-  readdirSync(vendor)
+  readdirSync(vendor, { recursive: true })
     .filter((name) => name.endsWith('.wasm'))
-    .map((name) => [name, join(vendor, name)]),
+    .map((name) => [name.split(sep).join('/'), join(vendor, name)]),
 );
 const blob = join(work, 'pets.blob');
 const config = join(work, 'sea-config.json');

@@ -51,7 +51,7 @@ describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no
     expect(topic.stdout).toContain('130');
   });
 
-  it("starts a sandbox and talks to it with undici's WebAssembly parser, embedded in it", async () => {
+  it("starts a sandbox and talks to it, with the WebAssembly of undici's parser and of jq embedded in it", async () => {
     const child = spawn(exe, ['sandbox', '--json', '--seed', '2'], {
       env,
       cwd: dir,
@@ -84,6 +84,17 @@ describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no
 
     const after = pets(['--profile', 'sandbox', 'list', '--json']);
     expect(JSON.parse(after.stdout)).toHaveLength(4);
+
+    // jq, from the WebAssembly it carries too.
+    const filtered = pets([
+      '--profile',
+      'sandbox',
+      'list',
+      '--jq',
+      '.[] | select(.name == "Luna") | .status',
+    ]);
+    expect(filtered.status, filtered.stderr).toBe(0);
+    expect(filtered.stdout).toBe('pending\n');
 
     const stop = stopSandbox;
     stopSandbox = undefined;
