@@ -48,7 +48,7 @@ export async function compileJq(
   const flags = options.pretty ? ['-r'] : ['-r', '-c'];
   return {
     run(json) {
-      const result = jq.raw(json, fenced, flags);
+      const result = whileSignalsEnd(() => jq.raw(json, fenced, flags));
       const output = unfenced(result.stdout);
       const shown = options.terminal ? safeForTerminal(output) : output;
       if (result.exitCode === 0) return { output: shown };
@@ -64,6 +64,26 @@ export async function compileJq(
       };
     },
   };
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Runs `work`, which holds the thread (jq runs to its end), with each signal's default
+ * action back: no handler of pets could run before jq ends, so a filter that runs on and on
+ * (`last(range(1e10))`) would otherwise ignore Ctrl-C. Ended this way, a batch is as after
+ * kill -9: its journal already holds every record sent.
+ */
+function whileSignalsEnd<T>(work: () => T): T {
+  const handlers = SIGNALS.map((signal) => [signal, process.listeners(signal)] as const);
+  for (const [signal] of handlers) process.removeAllListeners(signal);
+  try {
+    return work();
+  } finally {
+    for (const [signal, listeners] of handlers) {
+      for (const listener of listeners) process.on(signal, listener);
+    }
+  }
 }
 
 /** The text between the fences, each result ending in a newline; '' when there was none. */

@@ -1,9 +1,9 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
@@ -343,5 +343,34 @@ describe('--jq', () => {
     const args = ['sandbox', '--port', '0', '--no-save-profile', '--key', 'jq_sandbox_key'];
     expect(await main(['node', 'pets', ...args, '--jq', '.key'], deps)).toBe(0);
     expect(io.out()).toBe('jq_sandbox_key\n');
+  });
+
+  it('lets Ctrl-C end a filter that runs on and on', async () => {
+    const child = spawn(process.execPath, [BIN, 'list', '--debug', '--jq', 'last(range(1e12))'], {
+      env: { PATH: process.env.PATH, ...apiEnv(sandbox) },
+    });
+    // Should this test fail, the filter must not run on after it.
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stderr = '';
+    // --debug says when the answer is in: the filter runs next, and holds the thread.
+    const answered = new Promise<void>((resolve) =>
+      child.stderr.setEncoding('utf8').on('data', (text: string) => {
+        stderr += text;
+        if (stderr.includes('< 200 in')) resolve();
+      }),
+    );
+    const exited = new Promise<[number | null, string | null]>((resolve) =>
+      child.on('exit', (code, signal) => resolve([code, signal])),
+    );
+    await answered;
+    // Again until it ends: one that lands before jq starts is pets's own to handle.
+    const interrupt = setInterval(() => child.kill('SIGINT'), 200);
+    interrupt.unref();
+    child.kill('SIGINT');
+    const [code, signal] = await exited;
+    clearInterval(interrupt);
+    expect(code === 130 || signal === 'SIGINT').toBe(true);
   });
 });
