@@ -163,7 +163,7 @@ async function asked<T>(answer: Promise<T>): Promise<T> {
   } catch (error) {
     // Ctrl-C (ExitPromptError) or pets's own interrupt (AbortPromptError).
     if (error instanceof Error && /^(Exit|Abort)PromptError$/.test(error.name)) {
-      throw new InterruptedError();
+      throw new InterruptedError(false, 'interrupted at a question; nothing was sent or saved');
     }
     throw error;
   }

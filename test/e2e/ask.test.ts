@@ -92,6 +92,7 @@ describe.skipIf(!hasScript)('pets add at a terminal', { timeout: 90_000 }, () =>
     await term.waitFor(['Name', 'Category id', 'Status'][answers.length]!);
     term.type(KEYS.ctrlC);
     expect(await term.exited).toBe(130);
+    expect(term.screen()).toContain('interrupted at a question; nothing was sent or saved');
     expect(requests()).toBe(sent);
   });
 
