@@ -86,6 +86,14 @@ export class AuthError extends PetsError {
 /** Exit 5: rate limited beyond what this command may wait. */
 export class RateLimitError extends PetsError {
   readonly exitCode = 5;
+  /** When the next request may go: the moment to resume at, when known. */
+  readonly resumeAt: Date | undefined;
+
+  constructor(code: string, message: string, details: ErrorDetails & { resumeAt?: Date } = {}) {
+    const { resumeAt, ...rest } = details;
+    super(code, message, { ...rest, resetAt: rest.resetAt ?? resumeAt?.toISOString() });
+    this.resumeAt = resumeAt;
+  }
 }
 
 /** Exit 6: no response: refused, reset, timed out. */
@@ -150,6 +158,27 @@ export class JournalError extends PetsError {
       `the journal ${path} could not be written (${code}), so the batch stopped: no record is sent before its journal entry is written`,
       {
         hint: 'Free some space, then run the same command again: it resumes from the journal.',
+        cause,
+      },
+    );
+  }
+}
+
+/**
+ * Exit 1: the rate-limit state that pets processes on one key share cannot be written, so a
+ * batch does not start: alone in its memory, it could get the key banned by sending into a
+ * window others have used.
+ */
+export class SharedStateError extends PetsError {
+  readonly exitCode = 1;
+
+  constructor(folder: string, cause: unknown) {
+    const reason = (cause as Error | null)?.message?.split(',')[0] ?? String(cause);
+    super(
+      'state_unwritable',
+      `the rate-limit state cannot be written in ${folder} (${reason}), so the batch did not start: without it, pets processes on this key cannot share its limits`,
+      {
+        hint: 'Free some space or make the folder writable (or point PETS_CONFIG_DIR elsewhere), then run the command again.',
         cause,
       },
     );

@@ -1,6 +1,11 @@
 import { followAbort } from '../core/abort.js';
 import { clockTime, formatDuration, type Clock } from '../core/clock.js';
-import { InterruptedError, NetworkError, RateLimitError } from '../core/errors.js';
+import {
+  InterruptedError,
+  NetworkError,
+  RateLimitError,
+  SharedStateError,
+} from '../core/errors.js';
 import type { HttpRequest, HttpResponse, HttpSender } from '../http/types.js';
 import {
   ampleBudget,
@@ -18,6 +23,7 @@ import { forgetDemand } from './sharing.js';
 import { readRateHeaders } from './rate-headers.js';
 import { MAX_ATTEMPTS, networkAttempts, retryBackoffMs, retryDecision } from './retry-policy.js';
 import { memoryStore, type StateStore } from './state-store.js';
+import { refuseWait, type WaitLimits, type WaitRefusal } from './wait-limits.js';
 
 export interface WaitNotice {
   /** Why, in words: "rate limited", "quota used up", … */
@@ -35,6 +41,12 @@ export interface GateOptions {
   random: () => number;
   /** The most one command may spend waiting on limits, in all, before it gives up (exit 5). */
   maxWaitMs: number;
+  /** The longest one wait may be (a batch left unattended); default: no bound of its own. */
+  eachWaitMs?: number;
+  /** A ban stops the command rather than being waited out (a batch left unattended). */
+  stopOnBan?: boolean;
+  /** Says, once, that the state cannot be shared with other processes (one line). */
+  warn?: (line: string) => void;
   /** The key's state, shared with the other pets processes that use it. */
   store?: StateStore;
   /** How long a request may be in flight before its claim on the budget lapses. */
@@ -76,9 +88,16 @@ export class RateGate {
   /** Requests asking the gate now, and those the caller has said will follow them. */
   private asking = 0;
   private backlog = 0;
-  /** Requests this process has sent: what a message may say was sent. */
+  /**
+   * Requests this process has sent, or let go and about to send: what a message may say was
+   * sent. Counted when the gate lets a request go, so that a stop decided by another request
+   * in the same moment counts it; taken back if it never leaves.
+   */
   private sent = 0;
   private waitedMs = 0;
+  /** The stop that ended this process's sending: every request after it stops the same way. */
+  private stoppedBy?: RateLimitError;
+  private readonly limits: WaitLimits;
   private waitedUntilMs = Number.NEGATIVE_INFINITY;
   /** Aborted whenever this process learns something, to wake its waiting requests. */
   private changed = new AbortController();
@@ -91,6 +110,11 @@ export class RateGate {
 
   constructor(private readonly options: GateOptions) {
     this.store = options.store ?? memoryStore();
+    this.limits = {
+      maxWaitMs: options.maxWaitMs,
+      eachWaitMs: options.eachWaitMs ?? Number.POSITIVE_INFINITY,
+      stopOnBan: options.stopOnBan ?? false,
+    };
     this.wait = options.wait ?? ((ms, _notice, signal) => options.clock.sleep(ms, signal));
     this.claimPrefix = `${process.pid}.${Math.floor(options.random() * 1e9).toString(36)}`;
   }
@@ -108,6 +132,18 @@ export class RateGate {
   expect(count: number): boolean {
     this.backlog = Math.max(0, Math.floor(count));
     return this.known.unlimited !== true;
+  }
+
+  /**
+   * Refuses (exit 1) a run that needs its state shared with other processes on the key (a
+   * batch) when the state cannot be written.
+   */
+  requireShared(): void {
+    try {
+      this.store.check?.();
+    } catch (error) {
+      throw new SharedStateError(this.store.folder ?? 'the config folder', error);
+    }
   }
 
   /** Requests sent so far by this process. */
@@ -134,6 +170,8 @@ export class RateGate {
         }
         response = await this.options.send(request);
       } catch (error) {
+        // Not a byte left: it was not sent.
+        if (error instanceof NetworkError && !error.requestMayHaveArrived) this.sent--;
         this.change((state) => releaseSend(state, id));
         if (!(error instanceof NetworkError) || !error.worthRetrying) throw error;
         networkFailures++;
@@ -219,6 +257,7 @@ export class RateGate {
     const id = `${this.claimPrefix}.${this.claims++}`;
     for (;;) {
       if (request.stopSending?.aborted || request.signal?.aborted) throw new InterruptedError();
+      if (this.stoppedBy) throw this.stoppedBy;
       const now = this.options.clock.now();
       const count = this.asking + this.backlog;
       const demand = { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
@@ -264,8 +303,9 @@ export class RateGate {
         await this.pause(waitMs, undefined, request, true);
         continue;
       }
-      if (!this.fitsWaitBudget(waitMs))
-        throw this.tooLong(request, decision.reason, waitMs, decision.state);
+      const banned = decision.reason === 'cooldown' && decision.state.cooldownCode === 'key_banned';
+      const refusal = this.refusal(waitMs, banned);
+      if (refusal) throw this.stop(request, decision.reason, waitMs, decision.state, refusal);
       const quota = decision.state.quota;
       this.trace(
         `wait ${formatDuration(waitMs)}: ${WAIT_WORDS[decision.reason]}` +
@@ -342,11 +382,16 @@ export class RateGate {
     this.change((current) => dead.reduce(forgetDemand, current));
   }
 
-  /** Whether waiting `ms` from now keeps the command's waits within --max-wait. */
-  private fitsWaitBudget(ms: number): boolean {
+  /** Why waiting `ms` from now does not fit the command's limits (wait-limits.ts), if not. */
+  private refusal(ms: number, banned = false): WaitRefusal | undefined {
     const now = this.options.clock.now();
+    // Concurrent waits count once: only what this one adds past those already counted.
     const added = Math.max(0, now + ms - Math.max(now, this.waitedUntilMs));
-    return this.waitedMs + added <= this.options.maxWaitMs;
+    return refuseWait(this.limits, { waitMs: ms, totalMs: this.waitedMs + added, banned });
+  }
+
+  private fitsWaitBudget(ms: number): boolean {
+    return this.refusal(ms) === undefined;
   }
 
   /**
@@ -440,7 +485,11 @@ export class RateGate {
       });
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
-      this.trace(`the rate-limit state cannot be shared: ${(error as Error).message}`);
+      const reason = (error as Error).message;
+      this.trace(`the rate-limit state cannot be shared: ${reason}`);
+      this.options.warn?.(
+        `the rate-limit state cannot be written in ${this.store.folder ?? 'the config folder'} (${reason.split(',')[0]}); this command keeps to the limits alone, not shared with other pets processes`,
+      );
       const last = this.safeRead();
       this.store = memoryStore(last);
       result = this.store.update((state) => {
@@ -467,27 +516,50 @@ export class RateGate {
       : `pets stopped after sending ${this.sent} ${this.sent === 1 ? 'request' : 'requests'}`;
   }
 
-  private tooLong(request: HttpRequest, reason: WaitReason, waitMs: number, state: GateState) {
-    const until = this.options.clock.now() + waitMs;
+  /**
+   * The stop for a wait the command's limits refuse (exit 5): what blocks the key, when the
+   * next request may go (carried as `resumeAt`), and why pets does not wait for it. Every
+   * request of this process after it stops too, so that the count of requests sent is final.
+   */
+  private stop(
+    request: HttpRequest,
+    reason: WaitReason,
+    waitMs: number,
+    state: GateState,
+    refusal: WaitRefusal,
+  ): RateLimitError {
+    const now = this.options.clock.now();
+    const until = now + waitMs;
+    const at = clockTime(until, now);
     const banned = reason === 'cooldown' && state.cooldownCode === 'key_banned';
     const what = banned
       ? 'the server has temporarily banned this key'
       : reason === 'quota'
-        ? `the quota of this key${state.quota ? ` (${state.quota.limit} requests)` : ''} is used up`
+        ? `the quota of this key${state.quota ? ` (${requests(state.quota.limit)})` : ''} is used up`
         : 'the server rate limited this key (429)';
-    return new RateLimitError(
+    const why =
+      refusal === 'max-wait'
+        ? this.beyondMaxWait(waitMs)
+        : refusal === 'unattended'
+          ? `longer than a batch waits unattended (${formatDuration(this.limits.eachWaitMs)})`
+          : 'and a batch does not wait out a ban';
+    this.stoppedBy = new RateLimitError(
       banned ? 'key_banned' : 'rate_limited',
-      `${request.method} ${request.url}: ${what}; the next request may go at ${clockTime(until, this.options.clock.now())}, ` +
-        `in ${formatDuration(waitMs)}, ${this.beyondMaxWait(waitMs)}, so ${this.sentWords()}`,
+      `${request.method} ${request.url}: ${what}; the next request may go at ${at}, ` +
+        `in ${formatDuration(waitMs)}, ${why}, so ${this.sentWords()}`,
       {
         status: reason === 'cooldown' ? 429 : undefined,
         retryAfter: Math.ceil(waitMs / 1000),
-        resetAt: new Date(until).toISOString(),
+        resumeAt: new Date(until),
         hint: banned
-          ? `Stop every script that uses this key, then retry after ${clockTime(until, this.options.clock.now())}.`
-          : `Retry after ${clockTime(until, this.options.clock.now())}, or raise --max-wait.`,
+          ? `Stop every script that uses this key, then retry after ${at}.`
+          : refusal === 'max-wait'
+            ? `Retry after ${at}, or raise --max-wait.`
+            : `Retry after ${at}, or give --max-wait to wait that long.`,
       },
     );
+    this.releaseReserved();
+    return this.stoppedBy;
   }
 
   /** Why a wait of `waitMs` is refused: longer than --max-wait, or than what is left of it. */
@@ -506,7 +578,7 @@ export class RateGate {
       {
         status: 429,
         retryAfter: Math.max(0, Math.ceil((until - this.options.clock.now()) / 1000)),
-        resetAt: new Date(until).toISOString(),
+        resumeAt: new Date(until),
         hint: `Retry after ${clockTime(until, this.options.clock.now())}; other clients may be sharing this key.`,
       },
     );
@@ -524,6 +596,10 @@ export class RateGate {
   private trace(line: string): void {
     this.options.trace?.(line);
   }
+}
+
+function requests(count: number): string {
+  return `${count} ${count === 1 ? 'request' : 'requests'}`;
 }
 
 /** A duration as the seconds a user types for --max-wait, not rounded to minutes. */

@@ -4,6 +4,7 @@ import {
   openSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -19,7 +20,15 @@ import { sha256Hex } from '../core/sha256.js';
 export interface StateStore {
   update<T>(change: (state: GateState) => { state: GateState; result: T }): T;
   read(): GateState;
+  /** Throws what writing the state would meet (a full disk, a folder pets may not write). */
+  check?(): void;
+  /** The folder the state lives in, to name in messages. */
+  readonly folder?: string;
 }
+
+// What a check writes: more than a state of many processes takes, so that a disk with room
+// for the check has room for the state.
+const CHECK_BYTES = 4096;
 
 /** The state of one process alone: for tests, and when no config folder is known. */
 export function memoryStore(initial: GateState = EMPTY_STATE): StateStore {
@@ -189,5 +198,15 @@ export function fileStore(configDir: string, name: string): StateStore {
       }
     },
     read: load,
+    folder: dir,
+    check() {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const temp = `${path}.${process.pid}.check`;
+      try {
+        writeFileSync(temp, ' '.repeat(CHECK_BYTES), { mode: 0o600 });
+      } finally {
+        rmSync(temp, { force: true });
+      }
+    },
   };
 }

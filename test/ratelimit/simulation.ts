@@ -8,6 +8,7 @@ import type { Clock } from '../../src/core/clock.js';
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { RateGate } from '../../src/ratelimit/gate.js';
 import { memoryStore } from '../../src/ratelimit/state-store.js';
+import type { WaitLimits } from '../../src/ratelimit/wait-limits.js';
 
 /** mulberry32: small, fast and good enough to pick cases from a seed. */
 export function seededRandom(seed: number): () => number {
@@ -367,6 +368,8 @@ export interface RunOptions {
   style: HeaderStyle;
   skewMs: number;
   maxWaitMs?: number;
+  /** The limits on waits (wait-limits.ts), in place of maxWaitMs: a batch's, say. */
+  waits?: WaitLimits;
   /**
    * Each process has its own share of the requests and tells its gate how many it has left,
    * as a batch does; without it, every worker takes from one count shared by all.
@@ -439,6 +442,7 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
       clock,
       random,
       maxWaitMs: options.maxWaitMs ?? 3_600_000,
+      ...options.waits,
       store,
       claimMs: 35_000,
     });
