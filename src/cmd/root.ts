@@ -109,9 +109,8 @@ function withGlobalOptions<C extends Command>(program: C): C {
     .option('--timeout <seconds>', 'per-request timeout', parseSeconds, 30)
     .option(
       '--max-wait <seconds>',
-      'most time to wait on rate limits before exit 5',
+      'most time to wait on rate limits, in all, before exit 5 (default: 60; a batch waits as its records need)',
       parseNonNegativeSeconds,
-      60,
     )
     .option('--debug', 'trace HTTP requests on stderr (the key shows as Bearer ***)')
     .option('--no-input', 'never prompt; fail instead where a question would be asked');

@@ -153,18 +153,20 @@ export function createDeps({
           send,
           clock,
           random: Math.random,
-          maxWaitMs: settings.maxWaitMs,
+          ...settings.waits,
           store: fileStore(configDir(env), name),
           claimMs: settings.timeoutMs + CLAIM_SLACK_MS,
           // A claim is named `pid.…`.
           claimAlive: (claim) => processAlive(Number(claim.split('.')[0])),
           wait: settings.wait,
           trace: settings.trace,
+          warn: settings.warn,
           redact: (text) => redact(text, [target.apiKey]),
           errorCode: (body) => readErrorBody(parseJson(body))?.code,
         });
         gates.set(name, gate);
       }
+      if (settings.batch) gate.requireShared();
       const shared = gate;
       return new PetsApi({
         target,

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
@@ -230,5 +230,192 @@ describe('many requests waiting at once', () => {
     expect(run.code).toBe(0);
     expect(server.created).toHaveLength(20);
     expect(server.limited()).toBe(0);
+  });
+});
+
+/** `count` records to create, in a file beside the config folder of `env`. */
+function recordsFile(env: Record<string, string>, name: string, count: number): string {
+  const input = join(env.PETS_CONFIG_DIR!, '..', `${name}.ndjson`);
+  const lines = Array.from({ length: count }, (_, i) =>
+    JSON.stringify({ name: `${name} ${i}`, categoryId: 1 }),
+  );
+  writeFileSync(input, lines.join('\n'));
+  return input;
+}
+
+describe('a batch with default options waits as long as its records need', () => {
+  it.each([
+    ['65 s', 65, 25, 2],
+    ['an hour', 3600, 15, 1],
+  ])(
+    'a window of %s: every record created in one command, with no 429',
+    async (_case, windowSeconds, records, waits) => {
+      const clock = concurrentClock();
+      const sandbox = await startSandbox({ plan: 'free', rpm: 10, windowSeconds, now: clock.now });
+      closers.push(() => sandbox.close());
+      const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+      const started = clock.now();
+
+      const run = await runMain(['add', '--file', recordsFile(env, 'w', records)], env, {}, clock);
+      expect(run.stderr).toMatch(new RegExp(`created ${records}, failed 0`));
+      expect(run.code).toBe(0);
+      expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+      expect(sandbox.pets()).toHaveLength(records);
+      // It waited for the windows it needed, each a second longer for Reset's whole seconds.
+      // (On this clock, a request in flight while another
+      // worker's wait ends arrives after it, so one more window may open; a real clock does
+      // not do that.)
+      expect(clock.now() - started).toBeGreaterThanOrEqual(waits * windowSeconds * 1000 - 1_000);
+      expect(clock.now() - started).toBeLessThanOrEqual((waits + 1) * windowSeconds * 1000 + 2_000);
+    },
+  );
+
+  it('a short command keeps 60 s: `pets list` on a used-up window of 65 s stops with exit 5', async () => {
+    const clock = concurrentClock();
+    const sandbox = await startSandbox({ plan: 'free', rpm: 1, windowSeconds: 65, now: clock.now });
+    closers.push(() => sandbox.close());
+    const env = apiEnv(sandbox);
+    expect((await runMain(['list'], env, {}, clock)).code).toBe(0);
+    const run = await runMain(['list'], env, {}, clock);
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(
+      /\(1 request\) is used up; the next request may go at \d\d:\d\d:\d\d, in 65 s, beyond --max-wait \(60 s\), so nothing was sent/,
+    );
+    expect(sandbox.requestLog).toHaveLength(1);
+  });
+
+  it("the sandbox's daily quota used up mid-batch: it stops at once, saying the day to resume", async () => {
+    const clock = concurrentClock();
+    const sandbox = await startSandbox({ plan: 'free', rpd: 20, now: clock.now });
+    closers.push(() => sandbox.close());
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    const started = clock.now();
+
+    const run = await runMain(['add', '--file', recordsFile(env, 'd', 30)], env, {}, clock);
+    expect(run.code).toBe(5);
+    expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toEqual([]);
+    expect(sandbox.pets()).toHaveLength(20);
+    expect(run.stderr).toMatch(/created 20, failed 0, skipped 0, unknown 0, not sent 10/);
+    expect(run.stderr).toMatch(
+      /the quota of this key \(20 requests\) is used up; the next request may go at tomorrow \d\d:\d\d:\d\d, in 24\.0 h, longer than a batch waits unattended \(65 min\), so pets stopped after sending 20 requests/,
+    );
+    expect(clock.now() - started).toBeLessThan(1_000);
+  });
+
+  it('a daily quota on another server, in --json: the error carries the resume instant', async () => {
+    const clock = concurrentClock();
+    const fault = await startFaultServer(clock.now);
+    closers.push(() => fault.close());
+    // 12 a day, the day starting at midnight UTC; Reset written as seconds from now.
+    const dayEnd = (Math.floor(clock.now() / 86_400_000) + 1) * 86_400_000;
+    let used = 0;
+    fault.handle((req, res) => {
+      const quota = (remaining: number) => ({
+        'x-ratelimit-limit': '12',
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(Math.ceil((dayEnd - clock.now()) / 1000)),
+      });
+      if (used >= 12) {
+        const wait = String(Math.ceil((dayEnd - clock.now()) / 1000));
+        sendJson(res, 429, '{"code":"rate_limited","message":"no","status":429}', {
+          ...quota(0),
+          'retry-after': wait,
+        });
+        return;
+      }
+      used++;
+      sendJson(res, 201, `{"id":${used},"name":"D","categoryId":1}`, quota(12 - used));
+    });
+    const env = apiEnv(
+      { baseUrl: fault.baseUrl, key: 'daily_quota_key_0001' },
+      {
+        PETS_PROFILE: 'staging',
+      },
+    );
+
+    const run = await runMain(
+      ['add', '--file', recordsFile(env, 'j', 20), '--json'],
+      env,
+      {},
+      clock,
+    );
+    expect(run.code).toBe(5);
+    expect(fault.requests).toHaveLength(12);
+    const error = JSON.parse(run.stderr.trim().split('\n').pop()!) as {
+      error: { code: string; resetAt: string; message: string };
+    };
+    // Seconds from an answer that came a little after the start: Reset read up to 1 s late.
+    expect(Date.parse(error.error.resetAt) - dayEnd).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(error.error.resetAt) - dayEnd).toBeLessThanOrEqual(1_000);
+    expect(error.error.message).toMatch(/so pets stopped after sending 12 requests/);
+  });
+
+  it('a ban: the batch stops at once, however short the ban, and sends nothing into it', async () => {
+    const clock = concurrentClock();
+    const fault = await startFaultServer(clock.now);
+    closers.push(() => fault.close());
+    fault.handle((_req, res) =>
+      sendJson(res, 429, '{"code":"key_banned","message":"banned","status":429}', {
+        'retry-after': '120',
+      }),
+    );
+    const env = apiEnv(
+      { baseUrl: fault.baseUrl, key: 'banned_key_000001' },
+      {
+        PETS_PROFILE: 'staging',
+      },
+    );
+    const started = clock.now();
+    const run = await runMain(['add', '--file', recordsFile(env, 'b', 5)], env, {}, clock);
+    expect(run.code).toBe(5);
+    expect(fault.requests).toHaveLength(1);
+    expect(run.stderr).toMatch(/temporarily banned this key.*and a batch does not wait out a ban/);
+    expect(clock.now() - started).toBeLessThan(1_000);
+    // With --max-wait, the ban is waited out as any wait would be.
+    let answered = 0;
+    fault.handle((_req, res) => {
+      answered++;
+      if (answered === 1) {
+        sendJson(res, 429, '{"code":"key_banned","message":"banned","status":429}', {
+          'retry-after': '120',
+        });
+      } else {
+        sendJson(res, 201, `{"id":${answered},"name":"B","categoryId":1}`);
+      }
+    });
+    const waited = await runMain(
+      ['add', '--file', recordsFile(env, 'c', 2), '--max-wait', '300'],
+      env,
+      {},
+      clock,
+    );
+    expect(waited.code).toBe(0);
+  });
+});
+
+describe('shared rate-limit state that cannot be written', () => {
+  it('a batch refuses to start (exit 1) naming the folder; a short command warns once and goes on', async () => {
+    const clock = concurrentClock();
+    const sandbox = await startSandbox({ plan: 'free', now: clock.now });
+    closers.push(() => sandbox.close());
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    // A file where the state's folder should be: no process can write the state there.
+    const folder = join(env.PETS_CONFIG_DIR!, 'state');
+    mkdirSync(env.PETS_CONFIG_DIR!, { recursive: true });
+    writeFileSync(folder, 'not a folder');
+
+    const batch = await runMain(['add', '--file', recordsFile(env, 's', 3)], env, {}, clock);
+    expect(batch.code).toBe(1);
+    expect(batch.stderr).toContain(`the rate-limit state cannot be written in ${folder} (E`);
+    expect(batch.stderr).toContain('so the batch did not start');
+    const many = await runMain(['get', '1', '2'], env, {}, clock);
+    expect(many.code).toBe(1);
+    expect(sandbox.requestLog).toHaveLength(0);
+
+    const short = await runMain(['list', '--json'], env, {}, clock);
+    expect(short.code).toBe(0);
+    const warnings = short.stderr.split('\n').filter((line) => line.startsWith('warning:'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`the rate-limit state cannot be written in ${folder}`);
   });
 });

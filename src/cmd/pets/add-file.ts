@@ -146,7 +146,7 @@ async function importRecords(
   const progress = session.showsProgress
     ? new ProgressLine(session.deps.io.stderr, session.deps.clock, total)
     : undefined;
-  const api = await session.api(target, progress?.waiter());
+  const api = await session.api(target, progress?.waiter(), { batch: true });
   const concurrency = flags.concurrency ?? defaultConcurrency(api.rateLimitState());
   session.stopsOnClosedOutput = true;
 

@@ -76,7 +76,7 @@ async function getMany(
 ): Promise<DeprecationHeaders> {
   const [{ renderBatchLine }, api] = await Promise.all([
     import('../../output/render-json.js'),
-    session.api(),
+    session.api(undefined, undefined, { batch: true }),
   ]);
   const pets: Pet[] = [];
   const { red } = await session.stderrColors();

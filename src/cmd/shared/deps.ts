@@ -4,6 +4,7 @@ import type { Env } from '../../config/paths.js';
 import type { Clock } from '../../core/clock.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { Waiter } from '../../ratelimit/gate.js';
+import type { WaitLimits } from '../../ratelimit/wait-limits.js';
 import type { Io } from '../../terminal/io.js';
 import type { Prompter } from '../../terminal/prompt.js';
 
@@ -11,8 +12,15 @@ export type { Clock };
 
 export interface HttpSettings {
   timeoutMs: number;
-  /** The most a command may wait on rate limits before exit 5 (--max-wait). */
-  maxWaitMs: number;
+  /** How long the command may wait on rate limits before exit 5 (--max-wait, or its kind). */
+  waits: WaitLimits;
+  /**
+   * Many requests, run unattended: it refuses to start when the rate-limit state cannot be
+   * shared with other processes on the key. A short command goes on with a warning.
+   */
+  batch: boolean;
+  /** Prints a one-line warning on stderr. */
+  warn?: (line: string) => void;
   /** How waits are spent: a countdown on a terminal. */
   wait?: Waiter;
   /** Receives one line per request attempt (--debug). */

@@ -24,7 +24,8 @@ export interface GlobalOptions {
   color: boolean;
   quiet: boolean;
   timeout: number;
-  maxWait: number;
+  /** --max-wait, when given: without it, the run's kind sets its waits (wait-limits.ts). */
+  maxWait?: number;
   debug: boolean;
   /** false with --no-input: never prompt. */
   input: boolean;
@@ -247,17 +248,26 @@ export class Session {
     return target;
   }
 
-  /** The API client for `target` (default: the resolved one); `wait` replaces the countdown. */
-  async api(target?: ApiTarget, wait?: Waiter): Promise<PetsApi> {
+  /**
+   * The API client for `target` (default: the resolved one); `wait` replaces the countdown.
+   * A batch (many requests, run unattended) waits as its work needs, and needs the rate-limit
+   * state it shares with other processes on the key.
+   */
+  async api(target?: ApiTarget, wait?: Waiter, run: { batch?: boolean } = {}): Promise<PetsApi> {
     const dim = this.globals.debug ? (await this.stderrColors()).dim : undefined;
     const trace = dim
       ? (line: string) =>
           this.stderr.write('trace', { code: 'http', message: line }, dim(escapeForTerminal(line)))
       : undefined;
-    const { countdownWaiter } = await import('../../terminal/countdown.js');
+    const [{ countdownWaiter }, { waitLimits }] = await Promise.all([
+      import('../../terminal/countdown.js'),
+      import('../../ratelimit/wait-limits.js'),
+    ]);
     return this.deps.api(target ?? (await this.target()), {
       timeoutMs: this.globals.timeout * 1000,
-      maxWaitMs: this.globals.maxWait * 1000,
+      waits: waitLimits({ batch: run.batch ?? false, maxWaitSeconds: this.globals.maxWait }),
+      batch: run.batch ?? false,
+      warn: (line) => void this.warn(line),
       wait: wait ?? countdownWaiter(this.deps.clock, this.deps.io.stderr, this.showsProgress),
       trace,
     });

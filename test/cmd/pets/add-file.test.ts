@@ -233,7 +233,7 @@ describe('pets add --file against a faulty server', () => {
     try {
       fault.handle((_req, res) =>
         sendJson(res, 429, '{"code":"rate_limited","message":"no","status":429}', {
-          'retry-after': '3600',
+          'retry-after': '7200',
         }),
       );
       const path = file(
@@ -260,7 +260,7 @@ describe('pets add --file against a faulty server', () => {
     try {
       fault.handle((_req, res) =>
         sendJson(res, 429, '{"code":"rate_limited","message":"no","status":429}', {
-          'retry-after': '3600',
+          'retry-after': '7200',
         }),
       );
       const path = file("it's mine.txt", '{"name":"A","categoryId":1}\n');
@@ -366,7 +366,7 @@ describe('pets get with many ids, stopped early', () => {
           sendJson(res, 200, `{"id":${id},"name":"P${id}","categoryId":1}`);
         } else {
           sendJson(res, 429, '{"code":"rate_limited","message":"no","status":429}', {
-            'retry-after': '3600',
+            'retry-after': '7200',
           });
         }
       });
