@@ -115,7 +115,7 @@ describe('the API key canary', () => {
       '429 --json',
       () => {
         failWith(429, '{"code":"rate_limited","message":"slow","status":429}', {
-          'retry-after': '3600',
+          'retry-after': '7200',
         });
         return runMain(['list', '--json', '--debug'], at(fault.baseUrl));
       },
@@ -270,7 +270,7 @@ describe('the API key canary', () => {
       await run('text echo api', ['api', '/x', '-i']);
       echo.handle((req, res) =>
         sendJson(res, 429, error(429, said(req)), {
-          'retry-after': '3600',
+          'retry-after': '7200',
           'x-ratelimit-limit': said(req),
           'x-ratelimit-remaining': said(req),
           'x-ratelimit-reset': said(req),
