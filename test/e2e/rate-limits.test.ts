@@ -412,7 +412,7 @@ describe('shared rate-limit state that cannot be written', () => {
     expect(many.code).toBe(1);
     expect(sandbox.requestLog).toHaveLength(0);
 
-    const short = await runMain(['list', '--json'], env, {}, clock);
+    const short = await runMain(['list'], env, {}, clock);
     expect(short.code).toBe(0);
     const warnings = short.stderr.split('\n').filter((line) => line.startsWith('warning:'));
     expect(warnings).toHaveLength(1);
