@@ -2,9 +2,11 @@
 // of N runs. `pets list --json` talks to a sandbox running in another process, with the key
 // from a profile, as a user's script would. For comparison, the same request made by undici
 // alone (the least pets can cost, given undici), by Node's http client alone, and by curl.
+// Users reach the API over https: `pets list --json` also goes through a local TLS server
+// with a private CA, against the floor, a bare node:https GET that prints the body.
 //   node test/bench/startup.mjs [runs=21]
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +30,8 @@ const info = await new Promise((resolve, reject) => {
   sandbox.on('exit', (code) => reject(new Error(`sandbox exited (${code})`)));
 });
 execFileSync(process.execPath, [bin, 'profile', 'use', 'bench'], { env, stdio: 'ignore' });
+const tls = await startTls(new URL(info.baseUrl).port);
+const https = { PETS_BASE_URL: tls.baseUrl, NODE_EXTRA_CA_CERTS: tls.caFile };
 
 const cases = [
   ['node -e 0', process.execPath, ['-e', '0']],
@@ -53,10 +57,17 @@ const cases = [
     { PETS_API_KEY: info.key, UNDICI_CACHE: join(home, 'undici-cache') },
   ],
   [
-    'node:http alone, same request (see node-http-request.cjs)',
+    'node:http alone, same request (see node-request.cjs)',
     process.execPath,
-    [fileURLToPath(new URL('node-http-request.cjs', import.meta.url)), info.baseUrl],
+    [fileURLToPath(new URL('node-request.cjs', import.meta.url)), info.baseUrl],
     { PETS_API_KEY: info.key },
+  ],
+  ['pets list --json, https', process.execPath, [bin, 'list', '--json'], https],
+  [
+    'node:https alone, same request (see node-request.cjs)',
+    process.execPath,
+    [fileURLToPath(new URL('node-request.cjs', import.meta.url)), tls.baseUrl],
+    { ...https, PETS_API_KEY: info.key },
   ],
   [
     'curl, same request',
@@ -64,6 +75,70 @@ const cases = [
     ['-sf', '-H', `Authorization: Bearer ${info.key}`, `${info.baseUrl}/pets`],
   ],
 ];
+
+/** A private CA, and a TLS server on loopback that hands each connection to the sandbox. */
+async function startTls(port) {
+  const dir = join(home, 'tls');
+  const openssl = (...args) => execFileSync('openssl', args, { cwd: home, stdio: 'ignore' });
+  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  mkdirSync(dir);
+  openssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'tls/ca.key',
+    '-out',
+    'tls/ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=pets bench CA',
+  );
+  openssl(
+    'req',
+    ...ec,
+    '-keyout',
+    'tls/leaf.key',
+    '-out',
+    'tls/leaf.csr',
+    '-subj',
+    '/CN=localhost',
+  );
+  writeFileSync(join(dir, 'leaf.ext'), 'subjectAltName=DNS:localhost\n');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'tls/leaf.csr',
+    '-CA',
+    'tls/ca.pem',
+    '-CAkey',
+    'tls/ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    'tls/leaf.ext',
+    '-out',
+    'tls/leaf.pem',
+  );
+  const server = spawn(process.execPath, [
+    fileURLToPath(new URL('tls-proxy.cjs', import.meta.url)),
+    port,
+    join(dir, 'leaf.key'),
+    join(dir, 'leaf.pem'),
+  ]);
+  const tlsPort = await new Promise((resolve, reject) => {
+    server.stdout.setEncoding('utf8').once('data', (text) => resolve(text.trim()));
+    server.on('exit', (code) => reject(new Error(`TLS server exited (${code})`)));
+  });
+  return {
+    server,
+    caFile: join(dir, 'ca.pem'),
+    baseUrl: `https://localhost:${tlsPort}/v1`,
+  };
+}
 
 function time(file, args, extraEnv = {}) {
   const started = process.hrtime.bigint();
@@ -77,6 +152,7 @@ for (const [, file, args, extraEnv] of cases) time(file, args, extraEnv);
 const samples = cases.map(() => []);
 for (let i = 0; i < runs; i++)
   cases.forEach(([, file, args, extraEnv], c) => samples[c].push(time(file, args, extraEnv)));
+tls.server.kill();
 sandbox.kill('SIGINT');
 // It writes its compile cache as it exits, so wait before removing the folder.
 await new Promise((resolve) => sandbox.on('exit', resolve));
@@ -97,4 +173,12 @@ const jqExtra = row('pets list --jq') - row('pets list --json');
 console.log(
   `\nlist --jq over list --json: ${jqExtra.toFixed(0)} ms; jq's load over node -e 0: ` +
     `${jqLoad.toFixed(0)} ms (ratio ${(jqExtra / jqLoad).toFixed(2)}; at most ~1 is the aim)`,
+);
+// pets against the least the same request can cost in Node, from the same interleaved runs.
+const toFloor = (pets, floor) => (row(pets) / row(floor)).toFixed(2);
+console.log(
+  `\npets list --json over https / node:https alone: ${toFloor('pets list --json, https', 'node:https')}`,
+);
+console.log(
+  `pets list --json over http / node:http alone: ${toFloor('pets list --json', 'node:http alone')}`,
 );
