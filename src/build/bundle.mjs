@@ -4,7 +4,7 @@
 //
 // The layout, in as few files as the commands allow (each file costs a read, a cache lookup
 // and a compile or a cache load):
-//   dist/runtime/main.js   main, and what readies V8 (flags, compile cache): --version stops here
+//   dist/runtime/main.js   main, and the compile cache: --version stops here
 //   dist/runtime/cli-stack.js  all of pets's own code, with commander and chalk
 //   dist/vendor/*.js       large dependencies that only some commands use (undici, with its
 //                          parsers as .wasm files, conf, cli-table3, @inquirer/prompts),
@@ -21,6 +21,7 @@ import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const require = createRequire(import.meta.url);
 const outdir = join(root, 'dist');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
@@ -194,26 +195,14 @@ const fileHashes = Object.fromEntries(
 );
 if (Object.keys(fileHashes).length !== vendorFiles.size + 1)
   throw new Error('two files share a name');
-// main.js reads the command line before it loads cli-stack.js (src/runtime/argv.ts): it gets
-// the command files' names and options from the built stack, written in.
-const require = createRequire(import.meta.url);
-const commandTable = require(cliStack).commandTable();
 const mainInputs = await bundle(
   'src/runtime/main.ts',
   main,
   new Map([[join(root, 'src/runtime/cli-stack.ts'), cliStack]]),
-  {
-    __PETS_FILE_HASHES__: JSON.stringify(fileHashes),
-    __PETS_COMMAND_TABLE__: JSON.stringify(commandTable),
-  },
+  { __PETS_FILE_HASHES__: JSON.stringify(fileHashes) },
 );
 // main.js may share only stateless helpers with cli-stack.js, for the same reason.
-const shared = new Set([
-  'src/core/version.ts',
-  'src/config/paths.ts',
-  'src/http/parser-flags.ts',
-  'src/runtime/fd-output.ts',
-]);
+const shared = new Set(['src/core/version.ts', 'src/config/paths.ts', 'src/runtime/fd-output.ts']);
 const copied = mainInputs.filter(
   (input) => input.startsWith('src/') && stackInputs.includes(input) && !shared.has(input),
 );

@@ -12,7 +12,7 @@ import { profileCommand } from './profile/profile.js';
 import { quotaCommand } from './quota/quota.js';
 import { sandboxCommand } from './sandbox/sandbox.js';
 import { parseNonNegativeSeconds, parseSeconds } from './shared/arguments.js';
-import type { CommandModule, CommandTable } from './shared/command.js';
+import type { CommandModule } from './shared/command.js';
 import { examples, formatHelp, PetsCommand } from './shared/help-text.js';
 import { checkJqBeforeActions } from './shared/json-output.js';
 import { Session, type GlobalOptions, type SessionSource } from './shared/session.js';
@@ -36,15 +36,8 @@ export const COMMANDS: readonly CommandModule[] = [
   getCommand,
 ];
 
-// Commands that walk the whole program: they need every command defined.
-const NEED_ALL = new Set(['help', '__complete']);
-
-/**
- * The program, with every command, or given the command a run names, with only
- * that command (runtime/argv.ts reads it): a run pays to define just the command it runs. A run that names none
- * (--help, a typo) gets them all.
- */
-export function buildProgram(deps: Deps, state: RunState, named?: string): Command {
+/** The program, with every command. */
+export function buildProgram(deps: Deps, state: RunState): Command {
   const program = withGlobalOptions(new PetsCommand('pets'));
   program
     // Every command's help lists the global options too, as gh lists inherited flags, and
@@ -76,8 +69,7 @@ export function buildProgram(deps: Deps, state: RunState, named?: string): Comma
     return state.session;
   };
   checkJqBeforeActions(program, getSession);
-  const only = named && !NEED_ALL.has(named) && COMMANDS.find(({ names }) => names.includes(named));
-  for (const command of only ? [only] : COMMANDS) command.define(program, getSession);
+  for (const command of COMMANDS) command.define(program, getSession);
   program.addHelpText(
     'before',
     examples(
@@ -114,15 +106,4 @@ function withGlobalOptions<C extends Command>(program: C): C {
     )
     .option('--debug', 'trace HTTP requests on stderr (the key shows as Bearer ***)')
     .option('--no-input', 'never prompt; fail instead where a question would be asked');
-}
-
-/** What runtime/argv.ts needs to read a command line, made from the command files. */
-export function commandTable(): CommandTable {
-  const valued = withGlobalOptions(new Command()).options.filter(
-    (option) => option.required || option.optional,
-  );
-  return {
-    commands: COMMANDS.map(({ names, callsApi }) => ({ names, callsApi })),
-    valuedOptions: valued.flatMap((option) => (option.long ? [option.long] : [])),
-  };
 }

@@ -2,7 +2,7 @@
 // this module and all it reaches one file (src/build/bundle.mjs).
 export { CommanderError } from 'commander';
 export { InterruptedError } from '../core/errors.js';
-export { buildProgram, commandTable } from '../cmd/root.js';
+export { buildProgram } from '../cmd/root.js';
 // For the man page, made from the built program (src/build/man-page.mjs).
 export { helpTopics } from '../cmd/help/help.js';
 export { createDeps, processIo } from './wiring.js';

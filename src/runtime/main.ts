@@ -3,13 +3,9 @@ import { refuseUnsupportedNode } from './node-check.js';
 import { packageVersion } from '../core/version.js';
 import type { Deps } from '../cmd/shared/deps.js';
 import type { RunState } from '../cmd/root.js';
-import type { CommandTable } from '../cmd/shared/command.js';
-import { readArgs, type RunArgs } from './argv.js';
+import { readEarlyArgs } from './argv.js';
 import { fdOutput } from './fd-output.js';
 import { onInterrupt } from './signals.js';
-
-/** The command files' names and options, written in by the build (src/build/bundle.mjs). */
-declare const __PETS_COMMAND_TABLE__: CommandTable | undefined;
 
 /** Commander's ways of ending well: --help and --version. */
 const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
@@ -28,19 +24,12 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     (deps?.io.stdout ?? fdOutput(1, endOnClosedOutput)).write(`${packageVersion()}\n`);
     return 0;
   }
-  const builtTable =
-    typeof __PETS_COMMAND_TABLE__ === 'object' ? __PETS_COMMAND_TABLE__ : undefined;
-  let args: RunArgs | undefined = builtTable && readArgs(argv, builtTable);
-  // A real run, not a test with deps of its own: set V8's flags, keep compiled code.
-  if (!deps && args && builtTable) {
-    await (await import('./engine.js')).prepareEngine(process.env, args, builtTable);
-  }
+  const args = readEarlyArgs(argv);
+  // A real run, not a test with deps of its own: keep compiled code.
+  if (!deps) (await import('./compile-cache.js')).enableCompileCache(process.env, args.kind);
   // Loaded here, not at the top, so that the lines above pay for none of it.
-  const stack = await import('./cli-stack.js');
   const { CommanderError, InterruptedError, buildProgram, createDeps, processIo, reportFailure } =
-    stack;
-  // Run from source (tests), the table comes from the command files themselves.
-  args ??= readArgs(argv, stack.commandTable());
+    await import('./cli-stack.js');
   const stop = new AbortController();
   const state: RunState = {};
   // `pets list | head -1` closes the pipe while pets still writes: that is the reader having
@@ -58,7 +47,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     });
   const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
   try {
-    await buildProgram(ownDeps, state, args.command).parseAsync([...argv]);
+    await buildProgram(ownDeps, state).parseAsync([...argv]);
     return state.session?.exitCode ?? 0;
   } catch (error) {
     if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;

@@ -3,7 +3,6 @@ import type { ApiTarget } from '../config/resolve-target.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Transport } from '../http/transport.js';
 import type { RateGate } from '../ratelimit/gate.js';
-import { useBaselineWasmCompiler } from '../http/parser-flags.js';
 import { packageVersion } from '../core/version.js';
 import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -97,9 +96,6 @@ export function createDeps({
       return config;
     },
     async api(target: ApiTarget, settings: HttpSettings) {
-      // Set already, before any compiling, if main judged from argv that this run calls the
-      // API; this covers a run it misjudged.
-      await useBaselineWasmCompiler();
       // Each request of a batch listens for Ctrl-C: many listeners are expected, not a leak.
       // Said here, not for every run: only runs that send requests need it.
       setMaxListeners(0, signal);

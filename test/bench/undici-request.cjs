@@ -8,7 +8,6 @@ const Module = require('node:module');
 const { join } = require('node:path');
 const { Script } = require('node:vm');
 
-require('node:v8').setFlagsFromString('--liftoff-only');
 const file = join(__dirname, '../../dist/vendor/undici.js');
 const cacheFile = process.env.UNDICI_CACHE;
 let cachedData;

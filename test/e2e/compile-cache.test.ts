@@ -35,7 +35,7 @@ function plantedEntry(): Buffer {
   const evil =
     "(function(){process.getBuiltinModule('node:fs').writeSync(1,'PLANTED\\n');process.exit(0)})";
   const source = evil + ' '.repeat(real.length - evil.length);
-  // Made by the Node that runs pets, with no V8 flags, as `pets --help` runs.
+  // Made by the Node that runs pets, with no V8 flags, as pets runs.
   const make =
     "const {Script}=require('node:vm');const source=require('node:fs').readFileSync(0,'utf8');" +
     'process.stdout.write(new Script(source,{filename:process.argv[1]}).createCachedData().toString("base64"))';

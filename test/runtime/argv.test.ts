@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { readArgs, runKind } from '../../src/runtime/argv.js';
-import { buildProgram, commandTable } from '../../src/cmd/root.js';
+import { readEarlyArgs, VALUED_GLOBAL_OPTIONS } from '../../src/runtime/argv.js';
+import { buildProgram } from '../../src/cmd/root.js';
 import { createDeps } from '../../src/runtime/wiring.js';
 import { captureIo } from '../helpers/io.js';
 
-const table = commandTable();
-const argsOf = (words: readonly string[]) => readArgs(['node', 'pets', ...words], table);
-const COMMAND_NAMES = table.commands.flatMap(({ names }) => names);
+const early = (words: readonly string[]) => readEarlyArgs(['node', 'pets', ...words]);
 
-describe('runKind', () => {
+describe('the kind of run, which keys the compile cache', () => {
   it.each([
     [[], 'pets'],
     [['--help'], 'pets-help'],
@@ -23,56 +21,36 @@ describe('runKind', () => {
     [['profile', 'use', 'staging'], 'profile'],
     [['get', '--', 'list'], 'get'],
     [['--', '--help'], 'pets'],
-    [['lst'], 'pets'],
     [['__complete', 'pets', 'li'], '__complete'],
+    // A kind is part of a file name: anything but a command's name is none.
+    [['../../x'], 'pets'],
+    [['LIST'], 'pets'],
+    [['a'.repeat(40)], 'pets'],
   ])('%j is a %s run', (words, kind) => {
-    expect(runKind(argsOf(words))).toBe(kind);
+    expect(early(words).kind).toBe(kind);
   });
 
-  it('knows every top-level command and valued global option the program has', () => {
+  it('knows every valued global option the program has', () => {
     const program = buildProgram(
       createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
       {},
     );
-    expect(program.commands.map((command) => command.name()).sort()).toEqual(
-      [...COMMAND_NAMES].sort(),
-    );
     const valued = program.options.filter((option) => option.required || option.optional);
-    expect(valued.map((option) => option.long).sort()).toEqual([...table.valuedOptions].sort());
+    expect(valued.map((option) => option.long).sort()).toEqual([...VALUED_GLOBAL_OPTIONS].sort());
   });
 });
 
-describe('buildProgram given what argv names', () => {
-  const commandsFor = (...words: string[]) =>
-    buildProgram(
-      createDeps({ signal: new AbortController().signal, io: captureIo(), env: {} }),
-      {},
-      argsOf(words).command,
-    ).commands.map((command) => command.name());
-
-  it.each([
-    [['list', '--json'], ['list']],
-    [['--profile', 'quota', 'list'], ['list']],
-    [['--timeout', '5', '-q', 'quota'], ['quota']],
-    [['profile', 'use', 'staging'], ['profile']],
-    [
-      ['completion', 'bash'],
-      ['completion', '__complete'],
-    ],
-  ])('defines only the command %j names', (words, defined) => {
-    expect(commandsFor(...words).sort()).toEqual(defined.sort());
-  });
-
-  it.each([
-    [[]],
-    [['--help']],
-    [['lst']],
-    [['help', 'list']],
-    [['__complete', 'pets', 'li']],
-    [['--', 'list']],
-    [['--profile']],
-    [['-h', 'list']],
-  ])('defines every command for %j', (words) => {
-    expect(commandsFor(...words).sort()).toEqual([...COMMAND_NAMES].sort());
+describe('the flags an early error is reported by', () => {
+  it('reads --json, --debug and --no-color before `--` only', () => {
+    expect(early(['list', '--json', '--debug', '--no-color'])).toMatchObject({
+      json: true,
+      debug: true,
+      color: false,
+    });
+    expect(early(['api', '--', '--json', '--debug', '--no-color'])).toMatchObject({
+      json: false,
+      debug: false,
+      color: true,
+    });
   });
 });

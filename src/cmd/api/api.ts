@@ -156,8 +156,6 @@ interface ApiOptions {
 const GET_PET_PATH = /^\/pets\/[^/?]+(\?|$)/;
 
 export const apiCommand: CommandModule = {
-  names: ['api'],
-  callsApi: true,
   define(program, getSession) {
     program
       .command('api')

@@ -5,8 +5,6 @@ import { defineLogout } from './logout.js';
 import { defineStatus } from './status.js';
 
 export const authCommand: CommandModule = {
-  names: ['auth'],
-  callsApi: true,
   define(program, getSession) {
     const auth = program
       .command('auth')

@@ -4,8 +4,6 @@ import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
 
 export const completionCommand: CommandModule = {
-  names: ['completion', '__complete'],
-  callsApi: false,
   define(program, getSession) {
     program
       .command('completion')

@@ -57,8 +57,6 @@ export function helpTopics(): Readonly<Record<string, string>> {
  * topics that belong to no command: exit codes and environment variables.
  */
 export const helpCommand: CommandModule = {
-  names: ['help'],
-  callsApi: false,
   define(program, getSession) {
     program.helpCommand(false);
     program

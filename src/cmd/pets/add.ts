@@ -83,8 +83,6 @@ function refusal(parse: (text: string) => unknown): (answer: string) => string |
 }
 
 export const addCommand: CommandModule = {
-  names: ['add'],
-  callsApi: true,
   define(program, getSession) {
     program
       .command('add')

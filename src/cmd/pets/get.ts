@@ -11,8 +11,6 @@ import type { Session } from '../shared/session.js';
 import { getPets, readIds, type GetOutcome, type IdInput } from './get-many.js';
 
 export const getCommand: CommandModule = {
-  names: ['get'],
-  callsApi: true,
   define(program, getSession) {
     program
       .command('get')

@@ -29,8 +29,6 @@ async function fullPageHint(session: Session, shown: number, limit: number | und
 }
 
 export const listCommand: CommandModule = {
-  names: ['list'],
-  callsApi: true,
   define(program, getSession) {
     program
       .command('list')

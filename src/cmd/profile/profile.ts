@@ -7,8 +7,6 @@ import { defineShow } from './show.js';
 import { defineUse } from './use.js';
 
 export const profileCommand: CommandModule = {
-  names: ['profile'],
-  callsApi: false,
   define(program, getSession) {
     const profile = program
       .command('profile')

@@ -110,8 +110,6 @@ export function quotaFields(
 }
 
 export const quotaCommand: CommandModule = {
-  names: ['quota'],
-  callsApi: true,
   define(program, getSession) {
     program
       .command('quota')

@@ -62,8 +62,6 @@ interface SandboxFlags {
 }
 
 export const sandboxCommand: CommandModule = {
-  names: ['sandbox'],
-  callsApi: false,
   define(program, getSession) {
     program
       .command('sandbox')
