@@ -211,17 +211,20 @@ describe('the API key canary', () => {
     }
   });
 
-  it('never shows when a hostile server echoes it back, in any output or file', async () => {
+  /**
+   * Runs every command against a server that echoes the key it was sent, written by `encode`,
+   * in every place a server can put text; returns each run's output and the files left.
+   */
+  async function echoedRuns(key: string, encode: (key: string) => string) {
     const echo = await startFaultServer();
     const dir = tempDir('pets-echo-');
     const env = {
       PETS_CONFIG_DIR: join(dir, 'config'),
       PETS_BASE_URL: echo.baseUrl,
-      PETS_API_KEY: CANARY,
+      PETS_API_KEY: key,
     };
-    // The key it was sent, echoed in every place a server can put text.
     const said = (req: { headers: Record<string, unknown> }) =>
-      String(req.headers.authorization).replace(/^Bearer /, '');
+      encode(String(req.headers.authorization).replace(/^Bearer /, ''));
     const error = (status: number, key: string) =>
       `{"code":"echo_${key}","message":"you sent ${key}","status":${status}}`;
     const seen: Array<{ what: string; result: RunResult }> = [];
@@ -306,6 +309,11 @@ describe('the API key canary', () => {
     } finally {
       await echo.close();
     }
+    return { seen, files: filesUnder(dir) };
+  }
+
+  it('never shows when a hostile server echoes it back, in any output or file', async () => {
+    const { seen, files } = await echoedRuns(CANARY, (key) => key);
     expect(seen.length).toBeGreaterThan(30);
     for (const { what, result } of seen) {
       expect(`${what}: ${result.stdout}${result.stderr}`).not.toContain(CANARY);
@@ -323,11 +331,65 @@ describe('the API key canary', () => {
     expect(seen.find((s) => s.what === 'text echo api')?.result.stdout).toMatch(/\r\n\r\n\*\*\*$/);
     expect(seen.find((s) => s.what === '400 api')?.result.code).toBe(1);
     // Journals and the rate-limit state file (which keeps a 429's code) included.
-    const files = filesUnder(dir);
     expect(files.some((f) => f.includes(join('config', 'state')))).toBe(true);
     expect(files.filter((f) => /j\d+b?$/.test(f)).length).toBeGreaterThanOrEqual(5);
     for (const file of files) {
       expect({ file, holdsKey: readFileSync(file, 'utf8').includes(CANARY) }).toEqual({
+        file,
+        holdsKey: false,
+      });
+    }
+  });
+
+  // A key with the characters servers escape, as PHP, Go, URL and form encoders write it.
+  const SPECIAL = 'sk/live<CANARY>&"q"\\+=%e9;7d1e';
+  const hex = (key: string, format: (code: number) => string) =>
+    [...key].map((ch) => format(ch.charCodeAt(0))).join('');
+  const ENCODINGS: Array<[string, (key: string) => string]> = [
+    [
+      'JSON as PHP writes it (\\/)',
+      (key: string) => JSON.stringify(key).slice(1, -1).replace(/\//g, '\\/'),
+    ],
+    [
+      'JSON as Go writes it (\\u003c)',
+      (key: string) =>
+        JSON.stringify(key)
+          .slice(1, -1)
+          .replace(/[<>&]/g, (ch) => `\\u00${ch.charCodeAt(0).toString(16)}`),
+    ],
+    [
+      'every character \\uXXXX, in capitals',
+      (key: string) => hex(key, (c) => `\\u${c.toString(16).toUpperCase().padStart(4, '0')}`),
+    ],
+    [
+      'JSON escaped twice',
+      (key: string) =>
+        JSON.stringify(JSON.stringify(key).slice(1, -1).replace(/\//g, '\\/')).slice(1, -1),
+    ],
+    ['percent-encoded', (key: string) => encodeURIComponent(key)],
+    [
+      'every character percent-encoded in lower case',
+      (key: string) => hex(key, (c) => `%${c.toString(16)}`),
+    ],
+    ['form-encoded', (key: string) => new URLSearchParams({ k: key }).toString().slice(2)],
+  ];
+  it.each(ENCODINGS)('never shows when a server echoes it %s', async (_how, encode) => {
+    expect(encode(SPECIAL)).not.toBe(SPECIAL);
+    const { seen, files } = await echoedRuns(SPECIAL, encode);
+    expect(seen.length).toBeGreaterThan(30);
+    // Nor in any other of the encodings, as a command that decodes once would leave it.
+    const forms = [SPECIAL, ...ENCODINGS.map(([, other]) => other(SPECIAL))];
+    const holdsKey = (text: string) => forms.some((form) => text.includes(form));
+    for (const { what, result } of seen) {
+      expect({ what, holdsKey: holdsKey(result.stdout + result.stderr) }).toEqual({
+        what,
+        holdsKey: false,
+      });
+    }
+    expect(seen.find((s) => s.what === '400 batch')?.result.stdout).toContain('you sent ***');
+    expect(seen.find((s) => s.what === '201 echo api')?.result.stdout).toContain('x-echo: ***\r\n');
+    for (const file of files) {
+      expect({ file, holdsKey: holdsKey(readFileSync(file, 'utf8')) }).toEqual({
         file,
         holdsKey: false,
       });
