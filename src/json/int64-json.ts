@@ -1,12 +1,24 @@
 // JSON that keeps int64 exact. JSON.parse turns 9007199254740993 into 9007199254740992, so
-// integers that are not safe in a double are parsed here as bigint, and bigint is written
-// back as bare digits. Node 22's JSON.parse can give a reviver each number's source text,
-// but a reviver call per value makes that path slower than this parser.
+// integers that are not safe in a double become bigint, read from their source text (the
+// reviver's context.source, Node 22.19+), and bigint is written back as bare digits
+// (JSON.rawJSON). Errors never quote the input, and nesting is limited.
 
 import { escapeForTerminal } from '../core/terminal-text.js';
 
 export type JsonValue =
   null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
+
+// Node 22.19+ (package.json's engines); TypeScript's ES2023 library does not know them yet.
+interface ReviverContext {
+  /** The source text of a primitive value. */
+  source?: string;
+}
+type Reviver = (this: unknown, key: string, value: unknown, context: ReviverContext) => unknown;
+declare global {
+  interface JSON {
+    rawJSON(text: string): unknown;
+  }
+}
 
 export class JsonSyntaxError extends Error {
   constructor(
@@ -19,10 +31,11 @@ export class JsonSyntaxError extends Error {
 }
 
 const MAX_DEPTH = 512;
-const NUMBER_TOKEN = /-?(?:0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y;
 
 // A number that may not fit a double exactly has at least 16 digits in a row.
 const LONG_DIGIT_RUN = /\d{16}/;
+// A digit followed by a fraction or an exponent, possibly inside a string.
+const FRACTION_OR_EXPONENT = /\d[.eE]/;
 
 export interface ParseOptions {
   /**
@@ -33,25 +46,89 @@ export interface ParseOptions {
   integersAsDigitsOnly?: boolean;
 }
 
-// A digit followed by a fraction or an exponent, possibly inside a string: then the careful
-// parser looks at each number token.
-const FRACTION_OR_EXPONENT = /\d[.eE]/;
+/** Integers outside ±(2^53-1) as bigint, from their digits. */
+const exact: Reviver = (_key, value, context) =>
+  typeof value === 'number' && !Number.isSafeInteger(value) && isInteger(context.source)
+    ? BigInt(context.source)
+    : value;
+
+/** As `exact`, and a number with a fraction or an exponent as NaN. */
+const exactDigitsOnly: Reviver = (key, value, context) =>
+  typeof value === 'number' && !isInteger(context.source) ? NaN : exact(key, value, context);
+
+function isInteger(source: string | undefined): source is string {
+  return source !== undefined && !/[.eE]/.test(source);
+}
 
 /** Parses JSON text; integers outside ±(2^53-1) become bigint. Errors never quote the input. */
 export function parseJson(text: string, options: ParseOptions = {}): JsonValue {
   const digitsOnly = options.integersAsDigitsOnly === true;
-  // Without a long digit run JSON.parse is exact, and faster. Its errors quote
-  // the input, and it has no depth limit, so on a failure or a value nested too deep the
-  // careful parser below runs and reports instead, naming only a position.
-  if (!LONG_DIGIT_RUN.test(text) && !(digitsOnly && FRACTION_OR_EXPONENT.test(text))) {
-    try {
-      const value = JSON.parse(text) as JsonValue;
-      if (!nestedDeeperThan(value, MAX_DEPTH)) return value;
-    } catch {
-      // fall through to the careful parser, for an error that names only a position
-    }
+  // A reviver is called for every value: only text that may need one pays for it.
+  const reviver =
+    digitsOnly && FRACTION_OR_EXPONENT.test(text)
+      ? exactDigitsOnly
+      : LONG_DIGIT_RUN.test(text)
+        ? exact
+        : undefined;
+  let value: JsonValue;
+  try {
+    value = JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]) as JsonValue;
+  } catch (error) {
+    // A reviver walks the value recursively: nesting deep enough exhausts the stack.
+    const tooDeep = deeperAt(text, MAX_DEPTH);
+    if (tooDeep !== undefined)
+      throw new JsonSyntaxError(`nesting too deep at position ${tooDeep}`, tooDeep);
+    if (error instanceof SyntaxError) throw syntaxError(text, error);
+    throw error;
   }
-  return parseCarefully(text, digitsOnly);
+  if (nestedDeeperThan(value, MAX_DEPTH)) {
+    const at = deeperAt(text, MAX_DEPTH) ?? 0;
+    throw new JsonSyntaxError(`nesting too deep at position ${at}`, at);
+  }
+  return value;
+}
+
+// V8's messages that give a position name the problem before it, and quote nothing.
+const AT_POSITION = /^(.*) in JSON at position (\d+)/;
+
+/** JSON.parse's error, without the input V8 quotes in some of its messages. */
+function syntaxError(text: string, error: SyntaxError): JsonSyntaxError {
+  const named = AT_POSITION.exec(error.message);
+  if (named) {
+    const [, what = '', position] = named;
+    return new JsonSyntaxError(`${what.toLowerCase()} at position ${position}`, Number(position));
+  }
+  if (error.message.startsWith('Unexpected end')) {
+    return new JsonSyntaxError(`unexpected end of input at position ${text.length}`, text.length);
+  }
+  const at = firstBadCharacter(text);
+  return new JsonSyntaxError(`unexpected character at position ${at}`, at);
+}
+
+/**
+ * Where an unexpected character is, for an error that V8 reports by quoting the input instead
+ * of naming a position: the shortest start of `text` that JSON.parse refuses for more than
+ * ending too soon ends with it.
+ */
+function firstBadCharacter(text: string): number {
+  let [low, high] = [0, text.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (refusedBeforeItsEnd(text.slice(0, middle + 1))) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+function refusedBeforeItsEnd(start: string): boolean {
+  try {
+    JSON.parse(start);
+    return false;
+  } catch (error) {
+    const { message } = error as Error;
+    const named = AT_POSITION.exec(message);
+    return named ? Number(named[2]) < start.length : !message.startsWith('Unexpected end');
+  }
 }
 
 /** Whether arrays and objects nest more than `levels` deep in `value`. */
@@ -63,137 +140,25 @@ function nestedDeeperThan(value: JsonValue, levels: number): boolean {
   return false;
 }
 
-function parseCarefully(text: string, digitsOnly: boolean): JsonValue {
-  let pos = 0;
-
-  const fail = (what: string): never => {
-    throw new JsonSyntaxError(`${what} at position ${pos}`, pos);
-  };
-
-  const skipWhitespace = () => {
-    for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
-      pos++;
-    }
-  };
-
-  const parseValue = (depth: number): JsonValue => {
-    if (depth > MAX_DEPTH) fail('nesting too deep');
-    skipWhitespace();
-    const c = text[pos];
-    if (c === '{') return parseObject(depth);
-    if (c === '[') return parseArray(depth);
-    if (c === '"') return parseString();
-    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return parseNumber();
-    for (const [word, value] of LITERALS) {
-      if (text.startsWith(word, pos)) {
-        pos += word.length;
-        return value;
-      }
-    }
-    return fail(c === undefined ? 'unexpected end of input' : 'unexpected character');
-  };
-
-  const parseObject = (depth: number): JsonValue => {
-    const result: { [key: string]: JsonValue } = {};
-    pos++;
-    skipWhitespace();
-    if (text[pos] === '}') return (pos++, result);
-    for (;;) {
-      skipWhitespace();
-      if (text[pos] !== '"') fail('expected a property name');
-      const key = parseString();
-      skipWhitespace();
-      if (text[pos] !== ':') fail("expected ':'");
-      pos++;
-      // defineProperty keeps a "__proto__" key as data instead of changing the prototype.
-      Object.defineProperty(result, key, {
-        value: parseValue(depth + 1),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-      skipWhitespace();
-      const next = text[pos++];
-      if (next === '}') return result;
-      if (next !== ',') fail("expected ',' or '}'");
-    }
-  };
-
-  const parseArray = (depth: number): JsonValue => {
-    const result: JsonValue[] = [];
-    pos++;
-    skipWhitespace();
-    if (text[pos] === ']') return (pos++, result);
-    for (;;) {
-      result.push(parseValue(depth + 1));
-      skipWhitespace();
-      const next = text[pos++];
-      if (next === ']') return result;
-      if (next !== ',') fail("expected ',' or ']'");
-    }
-  };
-
-  // Finds the closing quote, then lets JSON.parse decode the escapes of that one token.
-  const parseString = (): string => {
-    const start = pos++;
-    for (;;) {
-      const c = text.charCodeAt(pos);
-      if (Number.isNaN(c)) fail('unterminated string');
-      if (c < 0x20) fail('control character in string');
-      pos += c === 0x5c ? 2 : 1;
-      if (c === 0x22) break;
-    }
-    try {
-      return JSON.parse(text.slice(start, pos)) as string;
-    } catch {
-      pos = start;
-      return fail('invalid escape in string');
-    }
-  };
-
-  const parseNumber = (): number | bigint => {
-    NUMBER_TOKEN.lastIndex = pos;
-    const match = NUMBER_TOKEN.exec(text);
-    if (!match) return fail('invalid number');
-    const [token, fraction, exponent] = match;
-    pos += token.length;
-    if (fraction !== undefined || exponent !== undefined) return digitsOnly ? NaN : Number(token);
-    const asNumber = Number(token);
-    return Number.isSafeInteger(asNumber) ? asNumber : BigInt(token);
-  };
-
-  const value = parseValue(0);
-  skipWhitespace();
-  if (pos !== text.length) fail('unexpected data after the JSON value');
-  return value;
-}
-
-const LITERALS: ReadonlyArray<readonly [string, JsonValue]> = [
-  ['true', true],
-  ['false', false],
-  ['null', null],
-];
-
-// JSON.stringify leaves raw some characters a terminal or editor would act on: DEL, C1
-// controls, bidi controls, the JavaScript line separators, and those that print as nothing.
-function quote(text: string): string {
-  return escapeForTerminal(JSON.stringify(text));
-}
-
-// A batch writes the same few keys hundreds of thousands of times; quote each once.
-const quotedKeys = new Map<string, string>();
-const MAX_QUOTED_KEYS = 256;
-
-function quoteKey(key: string): string {
-  let quoted = quotedKeys.get(key);
-  if (quoted === undefined) {
-    quoted = quote(key);
-    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+/** The position of the first bracket that opens a level deeper than `levels`, if any. */
+function deeperAt(text: string, levels: number): number | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > levels) return i;
+    } else if (c === 0x5d || c === 0x7d) depth--;
   }
-  return quoted;
+  return undefined;
 }
+
+const writeBigint = (_key: string, value: unknown): unknown =>
+  typeof value === 'bigint' ? JSON.rawJSON(value.toString()) : value;
 
 /**
  * Serialises like JSON.stringify (undefined members are dropped), writing bigint as bare
@@ -201,38 +166,10 @@ function quoteKey(key: string): string {
  * safe to print on a terminal.
  */
 export function stringifyJson(value: unknown, indent = 0): string {
-  const pad = ' '.repeat(indent);
-  const write = (v: unknown, depth: string): string | undefined => {
-    if (v === null) return 'null';
-    switch (typeof v) {
-      case 'string':
-        return quote(v);
-      case 'bigint':
-        return v.toString();
-      case 'number':
-        return Number.isFinite(v) ? String(v) : 'null';
-      case 'boolean':
-        return String(v);
-      case 'object': {
-        const inner = depth + pad;
-        const open = indent ? `\n${inner}` : '';
-        const close = indent ? `\n${depth}` : '';
-        const sep = indent ? `,\n${inner}` : ',';
-        if (Array.isArray(v)) {
-          if (v.length === 0) return '[]';
-          return `[${open}${v.map((item) => write(item, inner) ?? 'null').join(sep)}${close}]`;
-        }
-        const members: string[] = [];
-        for (const [key, member] of Object.entries(v)) {
-          const written = write(member, inner);
-          if (written !== undefined)
-            members.push(`${quoteKey(key)}:${indent ? ' ' : ''}${written}`);
-        }
-        return members.length ? `{${open}${members.join(sep)}${close}}` : '{}';
-      }
-      default:
-        return undefined;
-    }
-  };
-  return write(value, '') ?? 'null';
+  const text = JSON.stringify(value, writeBigint, indent) ?? 'null';
+  // JSON.stringify leaves raw some characters a terminal or editor would act on: DEL, C1
+  // controls, bidi controls, the JavaScript line separators, and those that print as
+  // nothing. They can only be inside strings, where \uXXXX stands for them; the only raw
+  // control character outside is the newline between indented lines.
+  return indent ? text.split('\n').map(escapeForTerminal).join('\n') : escapeForTerminal(text);
 }

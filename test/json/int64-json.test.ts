@@ -63,7 +63,7 @@ describe('parseJson', () => {
       '['.repeat(levels) + inner + ']'.repeat(levels);
     for (const inner of ['0', '"1234567890123456"']) {
       expect(() => parseJson(nested(512, inner))).not.toThrow();
-      expect(() => parseJson(nested(513, inner))).toThrow(/nesting too deep at position 513/);
+      expect(() => parseJson(nested(513, inner))).toThrow(/nesting too deep at position 512/);
     }
   });
 
@@ -110,5 +110,42 @@ describe('stringifyJson', () => {
   it('cannot be fooled by strings that look like bigint placeholders', () => {
     const name = '\u0000bigint:0\u0000';
     expect(JSON.parse(stringifyJson({ id: 5n, name }))).toEqual({ id: 5, name });
+  });
+});
+
+describe('parseJson errors', () => {
+  it.each([
+    ['[1,]', 'unexpected character at position 3'],
+    ['{"a":}', 'unexpected character at position 5'],
+    ['abc', 'unexpected character at position 0'],
+    ['{"name":"SECRET" oops}', "expected ',' or '}' after property value at position 17"],
+    ['[1,2', "expected ',' or ']' after array element at position 4"],
+    ['{"a":1', "expected ',' or '}' after property value at position 6"],
+    ['{"a":', 'unexpected end of input at position 5'],
+    ['', 'unexpected end of input at position 0'],
+  ])('%j: %s', (text, message) => {
+    const position = Number(/\d+$/.exec(message)?.[0]);
+    expect(() => parseJson(text)).toThrow(new JsonSyntaxError(message, position));
+    expect(() => parseJson(`[12345678901234567, ${text}`)).toThrow(JsonSyntaxError);
+  });
+
+  it('refuses deep nesting in text that needs the reviver too', () => {
+    const deep = `${'['.repeat(20_000)}12345678901234567${']'.repeat(20_000)}`;
+    expect(() => parseJson(deep)).toThrow(/nesting too deep at position 512/);
+  });
+
+  it('reads integers beyond 2^53 inside nested values, and digits only when asked', () => {
+    expect(parseJson('{"a":[{"id":-9223372036854775808}],"b":1.5e3}')).toEqual({
+      a: [{ id: -9223372036854775808n }],
+      b: 1500,
+    });
+    expect(parseJson('[1, 1.0, 1e3, 9223372036854775807]', { integersAsDigitsOnly: true })).toEqual(
+      [1, NaN, NaN, 9223372036854775807n],
+    );
+    // Digits inside a string are not a number.
+    expect(parseJson('["1.5", "12345678901234567"]', { integersAsDigitsOnly: true })).toEqual([
+      '1.5',
+      '12345678901234567',
+    ]);
   });
 });
