@@ -9,9 +9,9 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { hash } from 'node:crypto';
 import { join } from 'node:path';
 import { EMPTY_STATE, type GateState } from './policy.js';
-import { sha256Hex } from '../core/sha256.js';
 
 /**
  * Where the gate keeps a key's state. `update` is atomic: every pets process using the key
@@ -48,7 +48,7 @@ export function memoryStore(initial: GateState = EMPTY_STATE): StateStore {
  * The profile plays no part, so two profiles with one key share one state.
  */
 export function stateName(origin: string, keyFingerprint: string): string {
-  return sha256Hex(`${origin}\n${keyFingerprint}`).slice(0, 16);
+  return hash('sha256', `${origin}\n${keyFingerprint}`, 'hex').slice(0, 16);
 }
 
 function finite(value: unknown): number | undefined {
