@@ -71,6 +71,13 @@ const stubs = [
       "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
   },
   {
+    // cli-table3 measures cells with an old string-width of its own; it gets the one pets
+    // measures with (src/output/table.ts), so that a table is laid out by one width function.
+    importer: /[\\/]cli-table3[\\/]/,
+    path: /^string-width$/,
+    contents: "module.exports = require('string-width').default;",
+  },
+  {
     // chalk asks supports-color about the terminal (loading tty and os); pets always passes
     // chalk a level of its own (src/output/color.ts).
     importer: /[\\/]chalk[\\/]/,
@@ -124,6 +131,8 @@ function linker(outfile, external) {
         return {
           contents: typeof contents === 'function' ? contents(path) : contents,
           loader: 'js',
+          // What a stub requires resolves as from the project (string-width: pets's own).
+          resolveDir: root,
         };
       });
       if (external.size === 0) return;

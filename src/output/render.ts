@@ -31,39 +31,36 @@ export async function renderRows<T>(
     ];
     return `${lines.map((cells) => cells.join('\t')).join('\n')}\n`;
   }
-  const { Table } = await import('./table.js');
+  // The columns a terminal gives each cell's text: East Asian wide characters and most emoji
+  // take two, combining marks none. cli-table3 measures with the same function (the build
+  // gives it this string-width), and cuts a cell longer than its column short with ….
+  const { Table, stringWidth } = await import('./table.js');
+  const cells = rows.map((row) => columns.map((column) => escapeForTerminal(column.text(row))));
+  const widths = fitWidths(
+    columns.map((column, i) =>
+      Math.max(stringWidth(column.title), ...cells.map((r) => stringWidth(r[i]!))),
+    ),
+    columns.map((column) => stringWidth(column.title)),
+    maxWidth,
+  );
   // cli-table3 colours headers even in a pipe unless its style is emptied; colour is ours.
   const table = new Table({
     head: columns.map((column) => colors.bold(column.title)),
     style: { head: [], border: [] },
     // No rule between rows: a long list should fill the screen with pets, not lines.
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    // With its padding, one column each side.
+    colWidths: widths.map((width) => width + 2),
   });
-  const cells = rows.map((row) => columns.map((column) => escapeForTerminal(column.text(row))));
-  const widths = fitWidths(
-    columns.map((column, i) => Math.max(width(column.title), ...cells.map((r) => width(r[i]!)))),
-    columns.map((column) => width(column.title)),
-    maxWidth,
-  );
   for (const [r, row] of rows.entries()) {
     table.push(
       columns.map((column, i) => {
-        const text = truncate(cells[r]![i]!, widths[i]!);
+        const text = cells[r]![i]!;
         return column.color ? column.color(row, text, colors) : text;
       }),
     );
   }
   return `${table.toString()}\n`;
-}
-
-/** Characters as a terminal counts columns, near enough: code points. */
-function width(text: string): number {
-  return [...text].length;
-}
-
-function truncate(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
 
 /**

@@ -1,5 +1,7 @@
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import stringWidth from 'string-width';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { fitWidths } from '../../src/output/render.js';
@@ -48,6 +50,59 @@ describe('a long name in a table', () => {
       stdoutColumns: 200,
     });
     expect(result.stdout).not.toContain('…');
+  });
+});
+
+describe('names a terminal shows wider or narrower than their characters', () => {
+  // 60 CJK characters take 120 columns; emoji two each; a combining accent none.
+  const WIDE = [
+    '猫'.repeat(60),
+    `${'🐕'.repeat(30)} and 🐈‍⬛ with 🇯🇵`,
+    `Ame\u0301lie ${'e\u0301'.repeat(70)}`,
+  ];
+  let wide: RunningSandbox;
+  let wideEnv: Record<string, string>;
+  beforeAll(async () => {
+    wide = await startSandbox({ plan: 'unlimited', seed: 25 });
+    wideEnv = apiEnv(wide, { NO_COLOR: '1' });
+    for (const name of WIDE) {
+      const added = await runMain(['add', '--name', name, '--category-id', '7', '-q'], wideEnv);
+      expect(added.code).toBe(0);
+    }
+  });
+  afterAll(() => wide.close());
+
+  it.each([80, 60])(
+    'fit a terminal %i columns wide, every row as wide as the others',
+    async (width) => {
+      const result = await runMain(['list', '--limit', '100'], wideEnv, {
+        stdoutIsTTY: true,
+        stdoutColumns: width,
+      });
+      expect(result.code).toBe(0);
+      const lines = result.stdout.trimEnd().split('\n');
+      expect(lines.length).toBeGreaterThan(WIDE.length);
+      const widths = new Set(lines.map((line) => stringWidth(line)));
+      expect([...widths]).toHaveLength(1);
+      expect([...widths][0]).toBeLessThanOrEqual(width);
+      expect(result.stdout).toContain('│ 猫猫猫');
+      expect(result.stdout).toContain('…');
+    },
+  );
+});
+
+describe('the built table file', () => {
+  it('lays cells out with the same width function pets measures with', () => {
+    // U+20DD, a combining mark: no column for string-width 9, one for cli-table3's own 4.
+    const built = createRequire(import.meta.url)('../../dist/vendor/cli-table3.js') as {
+      Table: typeof import('cli-table3');
+      stringWidth: (text: string) => number;
+    };
+    expect(built.stringWidth('a\u20ddb')).toBe(2);
+    const table = new built.Table({ head: ['X'], style: { head: [], border: [] } });
+    table.push(['a\u20ddb']);
+    const lines = table.toString().split('\n');
+    expect(new Set(lines.map((line) => built.stringWidth(line)))).toEqual(new Set([6]));
   });
 });
 
