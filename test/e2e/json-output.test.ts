@@ -8,6 +8,7 @@ import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
+import { STDERR_KINDS } from '../../src/cmd/help/json-topic.js';
 import { captureIo } from '../helpers/io.js';
 import { runMain, type RunResult } from '../helpers/run-main.js';
 import { main } from '../../src/runtime/main.js';
@@ -33,8 +34,18 @@ function stderrObjects(result: RunResult): Array<Record<string, Record<string, u
     .map((line) => {
       const value = JSON.parse(line) as Record<string, Record<string, unknown>>;
       expect(Object.keys(value)).toHaveLength(1);
-      const [body] = Object.values(value);
+      const [[kind, body]] = Object.entries(value) as [[string, Record<string, unknown>]];
       expect(body).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+      // Every code a script can meet is one `pets help json` names, with its fields.
+      if (kind !== 'error') {
+        const documented = STDERR_KINDS.find((k) => k.kind === kind)?.codes[body.code as string];
+        expect({ kind, code: body.code, documented: documented !== undefined }).toEqual({
+          kind,
+          code: body.code,
+          documented: true,
+        });
+        for (const field of documented!.fields) expect(body).toHaveProperty(field);
+      }
       return value;
     });
 }
@@ -91,6 +102,12 @@ describe('under --json, every stderr line is one JSON object', () => {
       () => ['sandbox', '--port', new URL(sandbox.baseUrl).port, '--no-save-profile'],
       () => apiEnv(sandbox),
       2,
+    ],
+    [
+      'profile set, a command with notices only',
+      () => ['profile', 'set', 'json-x', '--base-url', 'http://127.0.0.1:1/v1'],
+      () => apiEnv(sandbox),
+      0,
     ],
     ['a usage error', () => ['list', '--limit', 'x'], () => apiEnv(sandbox), 2],
     ['no command', () => [], () => apiEnv(sandbox), 2],

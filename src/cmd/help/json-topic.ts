@@ -120,6 +120,7 @@ export const STDERR_KINDS: ReadonlyArray<{
       profile_overridden: { fields: [], when: '--profile or PETS_PROFILE is not the active one' },
       base_url_overridden: { fields: [], when: 'PETS_BASE_URL is set' },
       key_overridden: { fields: [], when: 'PETS_API_KEY is set' },
+      key_unchecked: { fields: [], when: 'auth login could not check the key' },
     },
   },
   {
@@ -127,6 +128,7 @@ export const STDERR_KINDS: ReadonlyArray<{
     codes: {
       stopped: { fields: ['resume'], when: 'a batch stopped early; resume is the command' },
       unknown_outcomes: { fields: ['resume'], when: 'creates that may or may not have happened' },
+      notice: { fields: [], when: 'any other notice: saved, removed, now using' },
     },
   },
   {
