@@ -97,6 +97,8 @@ export interface TextQuestion {
   message: string;
   /** Why an answer cannot be taken, or undefined: a refused answer is asked again, with the reason. */
   check?: (answer: string) => string | undefined;
+  /** Without colour: --no-color, NO_COLOR and the like (Session.prompts sets it). */
+  plain?: boolean;
 }
 
 /** A question answered by picking one of `choices` with the arrow keys and Enter. */
@@ -105,6 +107,8 @@ export interface ChoiceQuestion<T extends string> {
   choices: ReadonlyArray<{ value: T; name: string }>;
   /** Where the cursor starts: Enter alone takes it. */
   default?: T;
+  /** Without colour: --no-color, NO_COLOR and the like (Session.prompts sets it). */
+  plain?: boolean;
 }
 
 /** Questions for a person at the terminal. A command asks only where `Session.canPrompt`. */
@@ -126,7 +130,7 @@ export function terminalPrompter(io: Io, signal: AbortSignal): Prompter {
           {
             message: question.message,
             validate: (answer) => question.check?.(answer) ?? true,
-            theme: { validationFailureMode: 'keep' },
+            theme: { validationFailureMode: 'keep', ...(question.plain ? PLAIN : {}) },
           },
           await context(io, signal),
         ),
@@ -136,13 +140,44 @@ export function terminalPrompter(io: Io, signal: AbortSignal): Prompter {
       const { select } = await import('./inquirer.js');
       return asked(
         select(
-          { message: question.message, choices: question.choices, default: question.default },
+          {
+            message: question.message,
+            choices: question.choices,
+            default: question.default,
+            ...(question.plain ? { theme: PLAIN_CHOICE } : {}),
+          },
           await context(io, signal),
         ),
       );
     },
   };
 }
+
+// The library's look without its colours (it asks Node's styleText, which knows NO_COLOR but
+// not --no-color).
+const same = (text: string) => text;
+const PLAIN = {
+  prefix: { idle: '?', done: '✔' },
+  style: {
+    answer: same,
+    message: same,
+    error: (text: string) => `> ${text}`,
+    defaultAnswer: (text: string) => `(${text})`,
+    help: same,
+    highlight: same,
+    key: (text: string) => `<${text}>`,
+  },
+};
+const PLAIN_CHOICE = {
+  ...PLAIN,
+  style: {
+    ...PLAIN.style,
+    disabled: same,
+    description: same,
+    keysHelpTip: (keys: [string, string][]) =>
+      keys.map(([key, action]) => `${key} ${action}`).join(' • '),
+  },
+};
 
 async function context(io: Io, signal: AbortSignal) {
   const { Writable } = await import('node:stream');

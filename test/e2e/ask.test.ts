@@ -96,6 +96,22 @@ describe.skipIf(!hasScript)('pets add at a terminal', { timeout: 90_000 }, () =>
     expect(requests()).toBe(sent);
   });
 
+  it('draws its questions in colour on a terminal, and without any under --no-color', async () => {
+    const colour = /\u001b\[[0-9;]*m/;
+    for (const [flags, coloured] of [
+      [[], true],
+      [['--no-color'], false],
+    ] as const) {
+      const term = onTerminal([...flags, 'add'], stagingEnv());
+      await term.waitFor('Name');
+      term.type(`Rex${KEYS.enter}`);
+      await term.waitFor('Category id');
+      term.type(KEYS.ctrlC);
+      expect(await term.exited).toBe(130);
+      expect(colour.test(term.raw())).toBe(coloured);
+    }
+  });
+
   it('on a protected profile, the badge names it before the first question', async () => {
     const term = onTerminal(['add'], { ...stagingEnv(), PETS_PROFILE: 'production' });
     await term.waitFor('Name');

@@ -12,6 +12,8 @@ export function plainScreen(text: string): string {
 export interface Terminal {
   /** Everything shown so far, plain. */
   screen(): string;
+  /** Everything written to the terminal so far, escape sequences and all. */
+  raw(): string;
   /** Waits (bounded) until the screen shows `expected`; fails with the screen otherwise. */
   waitFor(expected: string | RegExp, timeoutMs?: number): Promise<void>;
   /** Types text as keys: `\r` is Enter, `\u0003` Ctrl-C, `\u001b[B` the down arrow. */
@@ -61,6 +63,7 @@ export function onTerminal(args: string[], env: Record<string, string>, redirect
   const screen = () => plainScreen(raw);
   return {
     screen,
+    raw: () => raw,
     exited,
     type: (keys) => child.stdin.write(keys),
     waitFor(expected, timeoutMs = 20_000) {

@@ -171,7 +171,7 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
 /** Asks for the profile's base URL, checked as `pets profile set --base-url` checks it. */
 async function askBaseUrl(session: Session, profile: string): Promise<string> {
   const check = (answer: string) => checkBaseUrl(answer.trim(), 'the base URL');
-  const answer = await session.deps.prompts.text({
+  const answer = await session.prompts.text({
     message: `Base URL of profile "${profile}" (e.g. https://api.example.com/v1)`,
     check: (answer) => {
       try {

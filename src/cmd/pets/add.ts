@@ -150,7 +150,7 @@ export const addCommand: CommandModule = {
             `Adding a pet on profile "${target.profile}" (${new URL(target.baseUrl).host}).`,
           );
         }
-        const { name, categoryId, status } = await askPet(session.deps.prompts, options);
+        const { name, categoryId, status } = await askPet(session.prompts, options);
         const api = await session.api(target);
         const pet = await addPet(
           { name, categoryId, ...(status ? { status } : {}) },

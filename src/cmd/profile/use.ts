@@ -42,7 +42,7 @@ async function pickProfile(session: Session, data: ConfigData): Promise<string> 
       hint: 'Name the profile: pets profile use <name> (pets profile list shows them).',
     });
   }
-  return session.deps.prompts.choice({
+  return session.prompts.choice({
     message: 'Profile to use',
     choices: profileChoices(data),
     default: data.profiles[data.activeProfile] ? data.activeProfile : undefined,

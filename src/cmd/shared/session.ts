@@ -8,6 +8,7 @@ import { chooseMode, type OutputMode } from '../../output/mode.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import { redact } from '../../core/redact.js';
 import type { Io, Output } from '../../terminal/io.js';
+import type { Prompter } from '../../terminal/prompt.js';
 import { StderrNotices, type Notice } from '../../terminal/stderr-notices.js';
 import type { Deps } from './deps.js';
 import type { JqFilter, JqRuntimeError } from '../../output/jq.js';
@@ -125,6 +126,16 @@ export class Session {
   get canPrompt(): boolean {
     const { io, env } = this.deps;
     return io.stdinIsTTY && io.stderrIsTTY && this.globals.input !== false && !env.CI;
+  }
+
+  /** Questions for the person at the terminal, in colour only where this run's output is. */
+  get prompts(): Prompter {
+    const { prompts, io, env } = this.deps;
+    const plain = !colorEnabled(io.stderrIsTTY, env, this.globals.color);
+    return {
+      text: (question) => prompts.text({ plain, ...question }),
+      choice: (question) => prompts.choice({ plain, ...question }),
+    };
   }
 
   /** The one-line warning before a create on a protected profile. */
