@@ -101,8 +101,6 @@ export class RateGate {
   private waitedUntilMs = Number.NEGATIVE_INFINITY;
   /** Aborted whenever this process learns something, to wake its waiting requests. */
   private changed = new AbortController();
-  /** Answers learnt but not yet written to the shared state (see learn). */
-  private staged: Array<(state: GateState) => GateState> = [];
   /** The shared state as this process last changed it: what it knows without reading. */
   private known: GateState = EMPTY_STATE;
   /** Claims taken ahead for this process's next requests, while the budget is ample. */
@@ -345,17 +343,11 @@ export class RateGate {
   }
 
   /**
-   * Writes what this process holds back: answers not yet written, and claims taken ahead
-   * that no request used. Called when the process is done sending.
+   * Gives back the claims taken ahead that no request used. Called when the process is done
+   * sending.
    */
   finish(): void {
     this.releaseReserved();
-    this.writeStaged();
-  }
-
-  /** Writes the answers held back, if any are. */
-  private writeStaged(): void {
-    if (this.staged.length > 0) this.change((current) => current);
   }
 
   /** Requests of this process that wait ask the gate again. */
@@ -436,19 +428,6 @@ export class RateGate {
       const answer = { status: response.status, ...heard, code };
       return observeAnswer(current, id, now, answer, this.options.random);
     };
-    if (!limited && this.asking === 0 && ampleBudget(this.known, now)) {
-      // With budget to spare and none of this process's requests waiting, an answer that
-      // grants is written with the next change, or at the next turn of the event loop: one
-      // write of the shared state instead of two per request. Until then its claim counts as
-      // in flight, so others see less budget, never more; with budget to spare, none waits
-      // for it. Near the end of a window or of its budget, every answer is written at once.
-      this.staged.push(observe);
-      // With claims taken ahead, the change that takes the next ones writes it, or finish().
-      if (this.staged.length === 1 && this.reserved.length === 0) {
-        setImmediate(() => this.writeStaged());
-      }
-      return;
-    }
     const state = this.change(observe);
     if (limited) {
       const until = state.cooldownUntilMs ?? now;
@@ -474,13 +453,9 @@ export class RateGate {
     learnt = true,
   ): T {
     let result: T;
-    const staged = this.staged;
-    this.staged = [];
-    const withStaged = (state: GateState) =>
-      step(staged.reduce((known, observe) => observe(known), state));
     try {
       result = this.store.update((state) => {
-        const value = withStaged(state);
+        const value = step(state);
         return { state: stateOf(value), result: value };
       });
     } catch (error) {
@@ -493,7 +468,7 @@ export class RateGate {
       const last = this.safeRead();
       this.store = memoryStore(last);
       result = this.store.update((state) => {
-        const value = withStaged(state);
+        const value = step(state);
         return { state: stateOf(value), result: value };
       });
     }

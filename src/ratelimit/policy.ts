@@ -133,7 +133,7 @@ export function decideSend(
 }
 
 // A window has budget to spare when this much is left of it: more than one process's burst
-// can use before its answers are written.
+// can take ahead.
 const AMPLE_REMAINING = 32;
 const AMPLE_TIME_MS = 2_000;
 /** The most requests one process reserves ahead in one change of the shared state. */
@@ -141,9 +141,8 @@ export const MAX_RESERVED_AHEAD = 8;
 
 /**
  * The window has budget to spare: nothing blocks the key, no short process shares it, and
- * 32 requests and 2 s are left. Then a process may reserve a few requests ahead, and write
- * its answers late, in fewer changes of the shared state, without leaving any other process
- * short of budget.
+ * 32 requests and 2 s are left. Then a process may reserve a few requests ahead in one change
+ * of the shared state, without leaving any other process short of budget.
  */
 export function ampleBudget(state: GateState, nowMs: number): boolean {
   const quota = state.quota;

@@ -174,7 +174,7 @@ export function createDeps({
       });
     },
     async close() {
-      // What a gate holds back (answers, claims taken ahead) goes to the shared state.
+      // Claims a gate took ahead and did not use go back to the shared state.
       for (const gate of gates.values()) gate.finish();
       if (!processEndsAfterRun) await Promise.all(transports.map((t) => t.close()));
     },
