@@ -1,5 +1,7 @@
 // How fast the rate gate lets work through, as ratios measured in one run, each with its 429s:
-//   1. 100 creates with 300 requests left, against the same with no limit;
+//   1. 100 creates with 300 requests left, against the same with no limit (the unlimited
+//      plan, which states a limit no client reaches), and against a bare server that sends
+//      no rate-limit headers at all (the gate then writes nothing);
 //   2. 20 `pets list` in a loop with 60 left, against no limit;
 //   3. 60 creates on a 30-per-10 s window aligned to the clock, against its least possible time;
 //   4. 3 concurrent batches and a loop of `pets list` on one key, against the least possible.
@@ -14,6 +16,7 @@ import { promisify } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { startSandbox } from '../../dist/sandbox/index.js';
 import { startStrictServer } from '../helpers/strict-server.ts';
+import { sendJson, startFaultServer } from '../helpers/fault-server.ts';
 
 const run = promisify(execFile);
 const bin = fileURLToPath(new URL('../../bin/pets.js', import.meta.url));
@@ -78,6 +81,38 @@ for (const [name, plan, work] of [
   const without = await timed(() => work(envFor(free)));
   rows.push([name, 'no limit', withLimit, without, count429(limited)]);
   await Promise.all([limited.close(), free.close()]);
+}
+
+// 1b: the same 100 creates against a bare server that states no limit, interleaved with the
+// 300-left runs, medians of 5: the gate's whole cost when it has a window to keep.
+{
+  const bare = await startFaultServer();
+  let id = 0;
+  bare.handle((_req, res) => sendJson(res, 201, `{"id":${++id},"name":"c","categoryId":1}`));
+  const bareServer = { baseUrl: bare.baseUrl, key: 'bench_bare_key_0001' };
+  const limitedTimes = [];
+  const bareTimes = [];
+  let limited429 = 0;
+  for (let i = 0; i < 5; i++) {
+    const limited = await startSandbox({ plan: 'pro' });
+    limitedTimes.push(
+      await timed(() => pets(['add', '--file', records(100, 'c'), '-q'], envFor(limited))),
+    );
+    bareTimes.push(
+      await timed(() => pets(['add', '--file', records(100, 'c'), '-q'], envFor(bareServer))),
+    );
+    limited429 += count429(limited);
+    await limited.close();
+  }
+  const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  rows.push([
+    '100 creates, 300 left (median of 5)',
+    'no rate-limit headers',
+    median(limitedTimes),
+    median(bareTimes),
+    limited429,
+  ]);
+  await bare.close();
 }
 
 /**
