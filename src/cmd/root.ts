@@ -4,7 +4,7 @@ import { apiCommand } from './api/api.js';
 import { authCommand } from './auth/auth.js';
 import { completionCommand } from './completion/completion.js';
 import type { Deps } from './shared/deps.js';
-import { helpCommand } from './help/help.js';
+import { HELP_TOPICS, helpCommand } from './help/help.js';
 import { addCommand } from './pets/add.js';
 import { getCommand } from './pets/get.js';
 import { listCommand } from './pets/list.js';
@@ -82,7 +82,7 @@ export function buildProgram(deps: Deps, state: RunState): Command {
   );
   program.addHelpText(
     'after',
-    '\nMore: pets help exit-codes, pets help environment, pets help json.\n',
+    `\nTopics: ${HELP_TOPICS.map((topic) => `pets help ${topic}`).join(', ')}.\n`,
   );
   return program;
 }

@@ -2,14 +2,17 @@ import { UsageError } from '../../core/errors.js';
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
 import { closest } from '../shared/suggest.js';
+import { CONFIG_TOPIC, RATE_LIMITS_TOPIC } from './guide-topics.js';
 import { jsonTopic } from './json-topic.js';
 
 const TOPICS: Record<string, string> = {
+  config: CONFIG_TOPIC,
+  'rate-limits': RATE_LIMITS_TOPIC,
   'exit-codes': `Exit codes
 
   0    success
-  1    failure not listed below, such as a 400 from the server, or a batch in which
-       some records failed
+  1    failure not listed below, such as a 400 from the server, a batch in which
+       some records failed, or a --jq filter that failed on the output
   2    usage error: bad flag or value, missing profile setup, unreadable config;
        nothing was sent
   3    not found (404); for several ids, when any was missing
@@ -54,15 +57,18 @@ export function helpTopics(): Readonly<Record<string, string>> {
 
 /**
  * Replaces commander's help command so that, besides `pets help <command>`, there are
- * topics that belong to no command: exit codes and environment variables.
+ * topics that belong to no command: profiles, rate limits, JSON, exit codes, environment.
  */
 export const helpCommand: CommandModule = {
   define(program, getSession) {
     program.helpCommand(false);
     program
       .command('help')
-      .description('help on a command, or a topic: exit-codes, environment, json')
-      .addHelpText('before', examples('pets help list', 'pets help exit-codes', 'pets help json'))
+      .description(`help on a command, or a topic: ${HELP_TOPICS.join(', ')}`)
+      .addHelpText(
+        'before',
+        examples('pets help list', 'pets help config', 'pets help json', 'pets help exit-codes'),
+      )
       .argument('[topic...]', 'a command (e.g. "profile set") or a topic')
       .action((words: string[]) => {
         const session = getSession();

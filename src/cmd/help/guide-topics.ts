@@ -1,0 +1,104 @@
+// Topics of `pets help` for people, each the depth the README leaves out: they ship with the
+// program, and the man page (src/build/man-page.mjs) carries them too. `pets help json` is
+// json-topic.ts; exit codes and environment are in help.ts.
+
+export const CONFIG_TOPIC = `Configuration: profiles, keys, the config folder, HTTPS
+
+  A profile is a base URL and a key. production and staging always exist and start
+  empty; pets sandbox saves a profile "sandbox"; make others with pets profile set
+  <name>.
+
+  pets auth login                 at a terminal: asks for the base URL if the profile has
+                                  none, names the profile and host, asks for the key
+                                  (hidden), checks it with one request, then saves it
+  pets profile set <name> --base-url <url>
+                                  the address, ending in /v1: https, or http to this
+                                  machine only (127.0.0.0/8, ::1, localhost)
+  pets auth login --with-key < file
+                                  the key from stdin, for scripts
+  pets profile use <name>         the active profile (no name, at a terminal: a list)
+  pets --profile <name> <command> one command on another profile
+
+Which profile, address and key a command uses
+
+  --profile beats PETS_PROFILE, which beats the active profile. PETS_BASE_URL and
+  PETS_API_KEY override the profile's address and key. pets profile list marks the
+  one in use with *; pets profile show and pets auth status show the address and key
+  in use and where each comes from.
+
+Keys
+
+  A key is never taken from the command line, and never printed: pets shows **** and
+  its last 4 characters, or **** alone for a key shorter than 12 characters. A key
+  is visible ASCII, at least 8 characters. A key the server refuses (401) is not
+  saved by auth login (exit 4).
+
+Protected profiles
+
+  production is protected (pets profile set <name> --protected, or --no-protected).
+  A create there prints a one-line badge with the profile and host; a batch (add
+  --file) or profile remove asks you to type the profile's name, or needs --yes
+  where nobody can answer.
+
+The config folder
+
+  $PETS_CONFIG_DIR, else $XDG_CONFIG_HOME/pets, else ~/.config/pets. The folder is
+  0700 and config.json 0600. A folder or config.json that another user owns, that
+  others can write, or that is a link, is refused (exit 2) with the chown or chmod
+  that fixes it.
+
+HTTPS
+
+  pets checks the server's certificate against Node's CA list. To trust a company
+  CA, give it to Node: export NODE_EXTRA_CA_CERTS=/etc/ssl/company-ca.pem. A
+  certificate that cannot be trusted ends the command at once with exit 6, naming
+  the reason.
+`;
+
+export const RATE_LIMITS_TOPIC = `Rate limits
+
+  The API sends X-RateLimit-Limit, -Remaining and -Reset on every answer, and
+  answers 429 with Retry-After when a key goes over its plan; sending during that
+  wait can get the key banned. pets keeps to the limits for every request of every
+  pets process on a key:
+
+  - Just before each request goes, pets checks the limits it knows. Nothing is sent
+    while a Retry-After, a ban or a used-up window is known, whichever process
+    learnt it.
+  - While Remaining (less the requests in flight) is above zero, requests go at
+    once; at zero they wait for Reset. The tightest limit the headers state, per
+    minute or per day, is the one obeyed.
+  - Processes on one key share what they know, in $PETS_CONFIG_DIR/state/ (one file
+    per key and API origin, written under a lock): together they never send more
+    than Remaining. The file holds a fingerprint of the key, never the key.
+  - A batch that needs more than a window spreads its sends, so that a short command
+    on the same key (pets list in a loop) still finds budget.
+  - Retry-After, in seconds or as an HTTP date, is obeyed exactly. Without one, a
+    429 waits for Reset when the window is used up, else backs off with jitter.
+  - Reset and dates are read against the server's Date header: a skewed local clock
+    never makes pets send early. When Reset cannot be read, pets never sends past
+    Remaining 0.
+  - The IETF draft's RateLimit and RateLimit-Policy fields, and the older
+    RateLimit-Limit, -Remaining and -Reset, are read too.
+
+Waiting
+
+  --max-wait <s>   the most one command waits in all, 60 s by default for a single
+                   request; see pets help batches for imports. A longer wait ends the
+                   command at once with exit 5 and the time to retry.
+  On a terminal    a wait counts down on stderr; Ctrl-C ends it (exit 130).
+
+Retries
+
+  A GET is retried after 429, 502, 503, 504 or a network failure; a create only
+  after a 429 or when the connection was never made. A create that may have reached
+  the server is never sent again: exit 6 or 7 says the pet may have been created. At
+  most 5 attempts, within --max-wait. A timeout (--timeout, default 30 s) is not
+  retried, nor is a certificate error. Redirects are never followed, and an answer
+  over 8 MiB is refused (exit 7).
+
+Where a key stands
+
+  pets quota          its limit, remaining requests, reset and any cooldown
+  pets list --debug   every attempt, its rate-limit headers, and each wait with its reason
+`;
