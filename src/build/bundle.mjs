@@ -68,7 +68,7 @@ const stubs = [
     // In the single executable (src/build/executable.mjs) the same bytes are its assets.
     contents: (path) => `const sea = require('node:sea');
       module.exports = sea.isSea()
-        ? Buffer.from(sea.getAsset('${wasmFile(path)}'))
+        ? Buffer.from(sea.getAsset('vendor/${wasmFile(path)}'))
         : require('node:fs').readFileSync(require('node:path').join(__dirname, '${wasmFile(path)}'));`,
   },
   {

@@ -4,6 +4,10 @@
 // (--experimental-sea-config) and postject injects it into a copy of this same Node, since the
 // blob's format changes between versions. npm scripts run node_modules/node's Node 24, so that
 // is the Node the executable embeds.
+//
+// Its script is src/build/executable-main.cjs, which does what bin/pets.js does with the files
+// of dist/ that `npm run build` has just made, carried as assets: the same code, in the same
+// lazily loaded files, with the same compile cache as the npm install.
 import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -17,7 +21,6 @@ import {
 import { createRequire } from 'node:module';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dist = join(root, 'dist');
@@ -40,41 +43,23 @@ rmSync(work, { recursive: true, force: true });
 rmSync(output, { force: true });
 mkdirSync(work, { recursive: true });
 
-// One script: bin/pets.js and every file of dist/ it loads, which esbuild follows through
-// their relative require()s (`npm run build` has just made dist/).
-const main = join(work, 'pets.cjs');
-await build({
-  absWorkingDir: root,
-  entryPoints: ['bin/pets.js'],
-  outfile: main,
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: `node${process.versions.node.split('.')[0]}`,
-  minify: true,
-  legalComments: 'none',
-  logLevel: 'warning',
-});
-
-// WebAssembly (undici's HTTP parsers, jq) goes in as assets, named by their path under
-// dist/vendor/: the stubs of src/build/bundle.mjs and src/output/jq-engine.ts read them with
-// node:sea's getAsset when run as the executable.
-const vendor = join(dist, 'vendor');
+// Every file a run may load (dist/runtime and dist/vendor, code and WebAssembly), named by its
+// path under dist/, as executable-main.cjs and the WebAssembly loaders ask for them.
 const assets = Object.fromEntries(
-  readdirSync(vendor, { recursive: true })
-    .filter((name) => name.endsWith('.wasm'))
-    .map((name) => [name.split(sep).join('/'), join(vendor, name)]),
+  ['runtime', 'vendor'].flatMap((folder) =>
+    readdirSync(join(dist, folder), { recursive: true })
+      .filter((name) => /\.(js|wasm)$/.test(name))
+      .map((name) => [`${folder}/${name.split(sep).join('/')}`, join(dist, folder, name)]),
+  ),
 );
 const blob = join(work, 'pets.blob');
 const config = join(work, 'sea-config.json');
 writeFileSync(
   config,
   JSON.stringify({
-    main,
+    main: join(root, 'src/build/executable-main.cjs'),
     output: blob,
     disableExperimentalSEAWarning: true,
-    // V8's code for the script, made now: the executable keeps no compile cache of its own.
-    useCodeCache: true,
     assets,
   }),
 );

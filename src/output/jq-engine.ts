@@ -10,5 +10,5 @@ export type { Jq };
  * which has no files beside it, from the asset it carries.
  */
 export function loadJq(): Promise<Jq> {
-  return isSea() ? loadJqWasm({ wasmBinary: getAsset('build/jq.wasm') }) : loadJqWasm();
+  return isSea() ? loadJqWasm({ wasmBinary: getAsset('vendor/build/jq.wasm') }) : loadJqWasm();
 }

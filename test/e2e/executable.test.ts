@@ -38,7 +38,7 @@ describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no
   });
 
   it('is one file, and finds no node on its PATH', () => {
-    expect(readdirSync(dir)).toEqual(['pets']);
+    expect(readdirSync(dir)).toEqual(['pets']); // no dist/ beside it
     expect(spawnSync('node', ['--version'], { env }).error).toMatchObject({ code: 'ENOENT' });
   });
 
@@ -49,6 +49,13 @@ describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no
     const topic = pets(['help', 'exit-codes']);
     expect(topic.status).toBe(0);
     expect(topic.stdout).toContain('130');
+  });
+
+  it('keeps compiled code in the compile cache, as the npm install does', () => {
+    expect(pets(['--help']).status).toBe(0);
+    const cache = join(dir, 'cache', 'pets');
+    const entries = readdirSync(cache).flatMap((folder) => readdirSync(join(cache, folder)));
+    expect(entries.some((name) => name.startsWith('cli-stack.js-'))).toBe(true);
   });
 
   it("starts a sandbox and talks to it, with the WebAssembly of undici's parser and of jq embedded in it", async () => {
