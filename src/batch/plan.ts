@@ -1,4 +1,13 @@
-import type { PreviousRecord } from './journal.js';
+import type { NewPet } from '../api/contract.js';
+import type { InputRecord } from './input/index.js';
+import type { InputFormat } from './input/format.js';
+import type { Journal, PreviousRecord } from './journal.js';
+import { recordHash } from './record-hash.js';
+import { OccurrenceCounter } from './record-index.js';
+
+// A batch's plan: what it will send, to whom, with which options, and how long the quota
+// makes that take. It is made once, before anything is sent; --dry-run prints it, the
+// progress line reads it and the resume command is written from it, so the three agree.
 
 /**
  * What to do with a record on this run, given what the journal says of it: send it; skip it
@@ -21,4 +30,219 @@ export function planRecord(
     case 'failed':
       return previous.retryable ? 'send' : 'repeat-failure';
   }
+}
+
+/**
+ * Names records as the journal knows them: the content's hash and its occurrence among
+ * identical records. The names depend on order, so one namer meets the records in input order.
+ */
+export function recordNamer(journal: Pick<Journal, 'records'>): (pet: NewPet) => string {
+  // Room up front for the records the journal knows, as an input is mostly those: growing
+  // leaves its old arrays behind until a full collection.
+  const seen = new OccurrenceCounter(journal.records);
+  return (pet) => {
+    const hash = recordHash(pet);
+    return `${hash}.${seen.next(hash)}`;
+  };
+}
+
+/** The options of a run, as the user gave them (what the resume command repeats). */
+export interface BatchOptions {
+  profile: string;
+  /** The profile's base URL, as configured or given in PETS_BASE_URL. */
+  baseUrl: string;
+  /** A path, or '-' for stdin. */
+  file: string;
+  format: InputFormat;
+  /** --format, when given. */
+  formatGiven?: InputFormat;
+  journal: string;
+  /** --journal, when given. */
+  journalGiven?: string;
+  /** --concurrency, when given. */
+  concurrency?: number;
+  /** --max-wait in seconds, when given. */
+  maxWaitSeconds?: number;
+  retryUnknown: boolean;
+}
+
+export interface InvalidRecord {
+  line: number;
+  problem: string;
+}
+
+/** The input, record by record, against the journal. */
+export interface RecordSurvey {
+  /** Records, not lines: a CSV field quoted over two lines is one record. */
+  total: number;
+  /** Creates this run will send. */
+  toSend: number;
+  /** Created by an earlier run: skipped. */
+  created: number;
+  /** May have been created by an earlier run: held back (--retry-unknown sends them). */
+  unknown: number;
+  /** Failed on an earlier run in a way sending again cannot fix: the failure is repeated. */
+  failedBefore: number;
+  invalid: number;
+  /** The first MAX_INVALID_LISTED invalid records, with their lines. */
+  invalidRecords: InvalidRecord[];
+}
+
+const MAX_INVALID_LISTED = 1_000;
+
+/** Reads every record and checks it against the journal, sending nothing. */
+export async function surveyRecords(
+  records: AsyncIterable<InputRecord>,
+  journal: Pick<Journal, 'records' | 'previous'>,
+  retryUnknown: boolean,
+): Promise<RecordSurvey> {
+  const survey: RecordSurvey = {
+    total: 0,
+    toSend: 0,
+    created: 0,
+    unknown: 0,
+    failedBefore: 0,
+    invalid: 0,
+    invalidRecords: [],
+  };
+  const nameOf = recordNamer(journal);
+  for await (const record of records) {
+    survey.total++;
+    if (!record.pet) {
+      survey.invalid++;
+      if (survey.invalidRecords.length < MAX_INVALID_LISTED) {
+        survey.invalidRecords.push({ line: record.line, problem: record.problem ?? 'invalid' });
+      }
+      continue;
+    }
+    switch (planRecord(journal.previous(nameOf(record.pet)), retryUnknown)) {
+      case 'send':
+        survey.toSend++;
+        break;
+      case 'skip-created':
+        survey.created++;
+        break;
+      case 'hold-unknown':
+        survey.unknown++;
+        break;
+      case 'repeat-failure':
+        survey.failedBefore++;
+        break;
+    }
+  }
+  return survey;
+}
+
+/** A window of the key's quota, as the server last stated it. */
+export interface QuotaWindow {
+  limit: number;
+  remaining: number;
+  resetAtMs: number;
+  /** How long a window lasts: inferred from Reset, or seen between two windows. */
+  lengthMs: number;
+}
+
+/** What is known of the key's quota when the plan is made. */
+export interface QuotaOutlook {
+  /** window: the server stated one; unlimited: it states none; unknown: nothing heard yet. */
+  kind: 'window' | 'unlimited' | 'unknown';
+  window?: QuotaWindow;
+  /** Nothing may be sent before this (a 429's Retry-After, a ban). */
+  blockedUntilMs?: number;
+  banned?: boolean;
+  /** One request was sent to learn it (--dry-run, when nothing was known). */
+  asked: boolean;
+}
+
+/** The part of the rate gate's state that an outlook reads. */
+export interface GateView {
+  quota?: { limit: number; remaining: number; resetAtMs: number };
+  cooldownUntilMs?: number;
+  cooldownCode?: string;
+  unlimited?: boolean;
+}
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const USUAL_WINDOWS = [SECOND, MINUTE, HOUR, DAY];
+// Reset is stated in whole seconds: a window just begun may seem this much longer.
+const RESET_ROUNDING_MS = 1_000;
+
+/**
+ * How long the window ending at `resetAtMs` lasts, as far as `now` can tell: at most as long
+ * as the time left to its reset, read as the usual length it fits (a second, a minute, an
+ * hour, a day) when it fits one closely, else as that time itself (a 65 s window).
+ */
+export function inferWindowMs(resetAtMs: number, nowMs: number): number {
+  const left = Math.max(SECOND, resetAtMs - nowMs);
+  const usual = USUAL_WINDOWS.find((length) => left <= length + RESET_ROUNDING_MS);
+  if (usual !== undefined && left >= usual * 0.9) return usual;
+  return Math.ceil(left / SECOND) * SECOND;
+}
+
+/**
+ * The quota as `state` tells it at `nowMs`. A window that has ended is taken as a new one
+ * with the whole limit, when its length is known (`windowMs`, seen between two windows).
+ */
+export function quotaOutlook(
+  state: GateView | undefined,
+  nowMs: number,
+  known: { asked?: boolean; windowMs?: number } = {},
+): QuotaOutlook {
+  const asked = known.asked === true;
+  const blocked =
+    state?.cooldownUntilMs !== undefined && state.cooldownUntilMs > nowMs
+      ? { blockedUntilMs: state.cooldownUntilMs, banned: state.cooldownCode === 'key_banned' }
+      : {};
+  const quota = state?.quota;
+  if (quota && quota.resetAtMs > nowMs) {
+    const lengthMs = known.windowMs ?? inferWindowMs(quota.resetAtMs, nowMs);
+    return { kind: 'window', window: { ...quota, lengthMs }, asked, ...blocked };
+  }
+  if (quota && known.windowMs !== undefined) {
+    const window = {
+      limit: quota.limit,
+      remaining: quota.limit,
+      resetAtMs: nowMs + known.windowMs,
+      lengthMs: known.windowMs,
+    };
+    return { kind: 'window', window, asked, ...blocked };
+  }
+  return { kind: state?.unlimited ? 'unlimited' : 'unknown', asked, ...blocked };
+}
+
+/**
+ * The least time `count` creates take under the quota from `nowMs`: the window's remaining
+ * budget goes at once, then a window's limit each time one opens. The time to send the last
+ * window's requests themselves is not counted. Undefined when no limit is known.
+ */
+export function timeUnderQuotaMs(
+  outlook: QuotaOutlook,
+  count: number,
+  nowMs: number,
+): number | undefined {
+  const window = outlook.window;
+  if (!window || window.limit <= 0) return undefined;
+  const start = Math.max(nowMs, outlook.blockedUntilMs ?? nowMs);
+  // Windows are taken to follow each other; a blocked key's budget is taken as waiting.
+  let resetAt = window.resetAtMs;
+  let remaining = window.remaining;
+  while (resetAt <= start) {
+    resetAt += window.lengthMs;
+    remaining = window.limit;
+  }
+  if (outlook.blockedUntilMs === undefined && count <= remaining) return 0;
+  if (count <= remaining) return start - nowMs;
+  const windows = Math.ceil((count - remaining) / window.limit);
+  return resetAt - nowMs + (windows - 1) * window.lengthMs;
+}
+
+/** A batch's plan, made once before anything is sent. */
+export interface BatchPlan {
+  options: BatchOptions;
+  /** The input against the journal: known when it was read ahead (a file on a terminal, --dry-run). */
+  records?: RecordSurvey;
+  quota: QuotaOutlook;
 }

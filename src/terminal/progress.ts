@@ -1,32 +1,30 @@
 import { bar } from '../output/bar.js';
 import { formatDuration, type Clock } from '../core/clock.js';
+import { quotaOutlook, timeUnderQuotaMs, type GateView } from '../batch/plan.js';
 import type { Waiter } from '../ratelimit/gate.js';
 import type { Output } from './io.js';
 
 export interface ProgressStats {
+  /** Records done: created, failed, skipped or held. */
   done: number;
   /** Of those done, the ones an earlier run created: they took no request and no time. */
   skipped?: number;
-  /** Known for a file, not for stdin. */
+  /** Records in the input, when read ahead of the run (a file). */
   total?: number;
-  startedAtMs: number;
-  nowMs: number;
+  /** Creates sent per second since the run began, waits included; skipped records are not in it. */
+  rate: number;
+  /** Time the rest will take, when it can be told. */
+  etaMs?: number;
   /** The wait under way for a send slot, if any. */
   waitMs?: number;
   waitReason?: string;
-  /** Records sent per second lately; the whole run's average when not given. */
-  recentRate?: number;
 }
 
 /**
- * One line: done/total, a bar, the rate of records sent, the time left, and any wait for the
- * rate limit. Skipped records count as done but not in the rate, or a resumed run would
- * promise an ETA its real pace cannot keep.
+ * One line: done/total, a bar, the rate of creates sent, the time left, and any wait for the
+ * rate limit, counting down.
  */
 export function renderProgress(stats: ProgressStats): string {
-  const elapsedS = Math.max(0.001, (stats.nowMs - stats.startedAtMs) / 1000);
-  const skipped = stats.skipped ?? 0;
-  const rate = stats.recentRate ?? (stats.done - skipped) / elapsedS;
   const parts: string[] = [];
   if (stats.total !== undefined && stats.total > 0) {
     const share = Math.min(1, stats.done / stats.total);
@@ -34,84 +32,193 @@ export function renderProgress(stats: ProgressStats): string {
   } else {
     parts.push(`${stats.done} done`);
   }
-  if (skipped > 0) parts.push(`${skipped} skipped`);
-  parts.push(`${rate.toFixed(1)}/s`);
-  if (stats.total !== undefined && rate > 0 && stats.done < stats.total) {
-    parts.push(`ETA ${formatDuration(((stats.total - stats.done) / rate) * 1000)}`);
-  }
+  if ((stats.skipped ?? 0) > 0) parts.push(`${stats.skipped} skipped`);
+  parts.push(`${stats.rate.toFixed(1)}/s`);
+  if (stats.etaMs !== undefined) parts.push(`ETA ${formatDuration(stats.etaMs)}`);
   // Pacing spreads sends over the workers: one worker's wait is not the pace, the rate above is.
   if (stats.waitMs !== undefined && stats.waitMs > 0) {
     parts.push(
       stats.waitReason === 'pacing'
         ? 'paced to the rate limit'
-        : `${stats.waitReason ?? 'waiting'} ${formatDuration(stats.waitMs)}`,
+        : `${stats.waitReason ?? 'waiting'}, sending in ${Math.ceil(stats.waitMs / 1000)} s`,
     );
   }
   return parts.join(' · ');
 }
 
+/** What the progress line is told of the run ahead (the batch's plan). */
+export interface ProgressPlan {
+  /** Records in the input, when known. */
+  total?: number;
+  /** Creates the run will send, when known. */
+  toSend?: number;
+}
+
 const REDRAW_MS = 100;
-// The rate is measured over this much of the recent past: a batch starts with a burst of
-// the quota the server grants at once and then goes at the paced rate, which the ETA must
-// follow.
+const TICK_MS = 1_000;
+// The rate is measured over this much of the recent past spent sending: a batch starts with
+// a burst of the quota the server grants at once, and a wait is not sending.
 const RATE_WINDOW_MS = 10_000;
+// The key's quota is read from the shared state at most this often.
+const QUOTA_READ_MS = 1_000;
 
 /** Draws the progress line on a terminal's stderr, at most ten times a second. */
 export class ProgressLine {
-  private stats: ProgressStats;
+  private done = 0;
+  private skipped = 0;
+  private sent = 0;
+  private startedAtMs: number;
+  private plan: ProgressPlan = {};
+  private gateState: () => GateView | undefined = () => undefined;
   private lastDrawMs = -Infinity;
-  private waitEndsAtMs?: number;
-  /** When each record sent in the last RATE_WINDOW_MS was done. */
+  /** When each wait under way ends. */
+  private readonly waits = new Set<{ endsAtMs: number; reason: string }>();
+  /** When sending last resumed after a wait: the rate counts from there. */
+  private sendingSinceMs: number;
+  /** When each create sent in the last RATE_WINDOW_MS was done. */
   private recentSends: number[] = [];
+  private quota?: { readAtMs: number; state: GateView | undefined };
+  /** The window's length, as seen between two windows' resets. */
+  private windowMs?: number;
+  private lastResetAtMs?: number;
+  /** The longest window read from a Reset so far. */
+  private longestWindowMs?: number;
 
   constructor(
     private readonly stderr: Output,
     private readonly clock: Clock,
-    total: number | undefined,
   ) {
-    const now = clock.now();
-    this.stats = { done: 0, total, startedAtMs: now, nowMs: now };
+    this.startedAtMs = clock.now();
+    this.sendingSinceMs = this.startedAtMs;
   }
 
-  advance(skipped = false): void {
-    this.stats.done++;
-    if (skipped) this.stats.skipped = (this.stats.skipped ?? 0) + 1;
-    else this.recentSends.push(this.clock.now());
+  /**
+   * The run begins, with what its plan knows of the work ahead, and where to read the key's
+   * rate-limit state as all processes know it.
+   */
+  start(plan: ProgressPlan, gateState: () => GateView | undefined = () => undefined): void {
+    this.plan = plan;
+    this.gateState = gateState;
+    this.startedAtMs = this.clock.now();
+    this.sendingSinceMs = this.startedAtMs;
+  }
+
+  /** One record is done; `sent`: a create left for it (not skipped, held or invalid). */
+  advance(result: { kind: string; sent?: boolean }): void {
+    this.done++;
+    if (result.kind === 'skipped') this.skipped++;
+    if (result.sent) {
+      this.sent++;
+      this.recentSends.push(this.clock.now());
+    }
     this.draw(false);
   }
 
-  /** Records sent per second over the last RATE_WINDOW_MS (or the run so far, if shorter). */
-  private recentRate(now: number): number {
-    const since = now - RATE_WINDOW_MS;
+  /** A waiter for the rate gate that shows the wait on this line, counting down each second. */
+  waiter(): Waiter {
+    return async (ms, notice, signal) => {
+      const wait = { endsAtMs: this.clock.now() + ms, reason: notice.reason };
+      this.waits.add(wait);
+      this.draw(true);
+      try {
+        // Sleep to the next whole second left, so the count shown is always the ceiling.
+        for (let left = ms; left > 0; left = wait.endsAtMs - this.clock.now()) {
+          await this.clock.sleep(Math.min(left, left % TICK_MS || TICK_MS), signal);
+          this.draw(false);
+        }
+      } finally {
+        this.waits.delete(wait);
+        if (this.waits.size === 0) this.sendingSinceMs = this.clock.now();
+      }
+    };
+  }
+
+  stats(now = this.clock.now()): ProgressStats {
+    const wait = this.nextWaitEnd();
+    const stats: ProgressStats = {
+      done: this.done,
+      skipped: this.skipped,
+      total: this.plan.total,
+      rate: this.sent / Math.max(0.001, (now - this.startedAtMs) / 1000),
+    };
+    if (wait && wait.endsAtMs > now) {
+      stats.waitMs = wait.endsAtMs - now;
+      stats.waitReason = wait.reason;
+    }
+    const eta = this.etaMs(now, this.sendingRate(now), stats.waitMs);
+    if (eta !== undefined) stats.etaMs = eta;
+    return stats;
+  }
+
+  private nextWaitEnd(): { endsAtMs: number; reason: string } | undefined {
+    let next: { endsAtMs: number; reason: string } | undefined;
+    for (const wait of this.waits) if (!next || wait.endsAtMs < next.endsAtMs) next = wait;
+    return next;
+  }
+
+  /** Creates sent per second over the last RATE_WINDOW_MS spent sending, not waiting. */
+  private sendingRate(now: number): number {
+    if (this.waits.size > 0) return 0;
+    const since = Math.max(now - RATE_WINDOW_MS, this.sendingSinceMs);
     let old = 0;
     while (old < this.recentSends.length && this.recentSends[old]! <= since) old++;
     if (old > 0) this.recentSends.splice(0, old);
-    const spanMs = Math.min(RATE_WINDOW_MS, now - this.stats.startedAtMs);
-    return this.recentSends.length / Math.max(0.001, spanMs / 1000);
+    return this.recentSends.length / Math.max(0.001, (now - since) / 1000);
   }
 
-  /** A waiter for the rate gate that shows the wait on this line instead of a countdown of its own. */
-  waiter(): Waiter {
-    return async (ms, notice, signal) => {
-      this.waitEndsAtMs = this.clock.now() + ms;
-      this.stats.waitReason = notice.reason;
-      this.draw(true);
+  /**
+   * The time left: the windows the quota still imposes on the creates left to send, or, when
+   * the quota holds them all (or none is known), their number at the rate of sending.
+   */
+  private etaMs(now: number, rate: number, waitMs: number | undefined): number | undefined {
+    const left =
+      this.plan.toSend !== undefined
+        ? Math.max(0, this.plan.toSend - this.sent)
+        : this.plan.total !== undefined
+          ? Math.max(0, this.plan.total - this.done)
+          : undefined;
+    if (left === undefined || left === 0) return undefined;
+    const state = this.readQuota(now);
+    let outlook = quotaOutlook(state, now, { windowMs: this.windowMs });
+    if (outlook.window) {
+      // Read from a window under way, the length can only come out short: keep the longest.
+      this.longestWindowMs = Math.max(this.longestWindowMs ?? 0, outlook.window.lengthMs);
+    } else if (this.longestWindowMs !== undefined) {
+      // The window has just ended, and the next answer will tell the new one: like the last.
+      outlook = quotaOutlook(state, now, { windowMs: this.longestWindowMs });
+    }
+    const quotaMs = timeUnderQuotaMs(outlook, left, now);
+    if (quotaMs !== undefined && quotaMs > 0) return Math.max(quotaMs, waitMs ?? 0);
+    if (rate > 0) return Math.max((left / rate) * 1000, waitMs ?? 0);
+    return waitMs;
+  }
+
+  private readQuota(now: number): GateView | undefined {
+    if (!this.quota || now - this.quota.readAtMs >= QUOTA_READ_MS) {
+      let state: GateView | undefined;
       try {
-        await this.clock.sleep(ms, signal);
-      } finally {
-        this.waitEndsAtMs = undefined;
+        state = this.gateState();
+      } catch {
+        state = undefined;
       }
-    };
+      this.quota = { readAtMs: now, state };
+      const resetAt = state?.quota?.resetAtMs;
+      if (resetAt !== undefined && resetAt !== this.lastResetAtMs) {
+        if (this.lastResetAtMs !== undefined && resetAt > this.lastResetAtMs) {
+          const seen = resetAt - this.lastResetAtMs;
+          this.windowMs = Math.min(this.windowMs ?? Infinity, seen);
+        }
+        this.lastResetAtMs = resetAt;
+      }
+    }
+    return this.quota.state;
   }
 
   draw(force: boolean): void {
     const now = this.clock.now();
     if (!force && now - this.lastDrawMs < REDRAW_MS) return;
     this.lastDrawMs = now;
-    this.stats.nowMs = now;
-    this.stats.waitMs = this.waitEndsAtMs === undefined ? undefined : this.waitEndsAtMs - now;
-    this.stats.recentRate = this.recentRate(now);
-    this.stderr.write(`\r\u001b[2K${renderProgress(this.stats)}`);
+    this.stderr.write(`\r\u001b[2K${renderProgress(this.stats(now))}`);
   }
 
   clear(): void {

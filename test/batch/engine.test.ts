@@ -19,7 +19,6 @@ import { countLinesStarting, forEachLine } from '../../src/batch/journal-lines.j
 import { planRecord } from '../../src/batch/plan.js';
 import { recordHash } from '../../src/batch/record-hash.js';
 import { runBatch } from '../../src/batch/run-batch.js';
-import { ProgressLine, renderProgress } from '../../src/terminal/progress.js';
 import { defaultConcurrency } from '../../src/batch/concurrency.js';
 import { tempDir } from '../helpers/config-dir.js';
 
@@ -340,42 +339,6 @@ describe('journal', () => {
   });
 });
 
-describe('renderProgress', () => {
-  it.each([
-    [
-      { done: 50, total: 200, startedAtMs: 0, nowMs: 10_000 },
-      '50/200 [#####...............] 25% · 5.0/s · ETA 30 s',
-    ],
-    [{ done: 7, startedAtMs: 0, nowMs: 2_000 }, '7 done · 3.5/s'],
-    [
-      { done: 10, total: 10, startedAtMs: 0, nowMs: 1_000 },
-      '10/10 [####################] 100% · 10.0/s',
-    ],
-    [
-      { done: 1, total: 4, startedAtMs: 0, nowMs: 1_000, waitMs: 2_500, waitReason: 'pacing' },
-      '1/4 [#####...............] 25% · 1.0/s · ETA 3.0 s · paced to the rate limit',
-    ],
-    // A resumed run: 40 skipped at once, then 10 sent in 10 s. The ETA follows the 1/s.
-    [
-      { done: 50, skipped: 40, total: 100, startedAtMs: 0, nowMs: 10_000 },
-      '50/100 [##########..........] 50% · 40 skipped · 1.0/s · ETA 50 s',
-    ],
-    [
-      {
-        done: 2,
-        total: 4,
-        startedAtMs: 0,
-        nowMs: 1_000,
-        waitMs: 12_000,
-        waitReason: 'rate limited',
-      },
-      '2/4 [##########..........] 50% · 2.0/s · ETA 1.0 s · rate limited 12 s',
-    ],
-  ])('%j', (stats, line) => {
-    expect(renderProgress(stats)).toBe(line);
-  });
-});
-
 describe('defaultConcurrency', () => {
   it.each([
     [undefined, 8],
@@ -383,48 +346,6 @@ describe('defaultConcurrency', () => {
     [{ quota: { limit: 300 } }, 5],
     [{ quota: { limit: 100_000 } }, 16],
   ])('%j → %i', (state, expected) => expect(defaultConcurrency(state)).toBe(expected));
-});
-
-describe('ProgressLine', () => {
-  /** A progress line on a fake clock; `shown()` is the last line drawn. */
-  function line(total: number) {
-    let now = 0;
-    let written = '';
-    const clock = { now: () => now, sleep: async () => {} };
-    const progress = new ProgressLine({ write: (text: string) => (written += text) }, clock, total);
-    return {
-      progress,
-      at: (ms: number) => (now = ms),
-      shown: () => {
-        progress.draw(true);
-        return written.split('\r\u001b[2K').at(-1);
-      },
-    };
-  }
-
-  it('rates the records sent lately, so the ETA follows the pace after a burst', () => {
-    const { progress, at, shown } = line(200);
-    // The quota granted at once: 60 in half a second, then the paced 1 a second.
-    for (let i = 0; i < 60; i++) {
-      at(i * 8);
-      progress.advance();
-    }
-    for (let s = 1; s <= 20; s++) {
-      at(s * 1000);
-      progress.advance();
-    }
-    expect(shown()).toBe('80/200 [########............] 40% · 1.0/s · ETA 2 min');
-  });
-
-  it('leaves skipped records out of the rate and the ETA', () => {
-    const { progress, at, shown } = line(100);
-    for (let i = 0; i < 40; i++) progress.advance(true);
-    for (let s = 1; s <= 5; s++) {
-      at(s * 1000);
-      progress.advance();
-    }
-    expect(shown()).toBe('45/100 [#########...........] 45% · 40 skipped · 1.0/s · ETA 55 s');
-  });
 });
 
 describe('journal lines', () => {

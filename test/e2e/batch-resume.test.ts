@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
@@ -69,3 +69,87 @@ describe('an interrupted batch', () => {
     }
   });
 });
+
+describe('the resume command', () => {
+  it('run exactly as printed, finishes the work with every option of the run', async () => {
+    const dir = tempDir('pets-resume-as-printed-');
+    // A name the shell must have quoted, and an extension that does not tell the format.
+    const input = join(dir, "the pets' list.txt");
+    const journal = join(dir, 'a journal');
+    const names = Array.from({ length: 40 }, (_, i) => `Printed ${i}`);
+    writeFileSync(input, `name,categoryId\n${names.map((name) => `${name},1`).join('\n')}\n`);
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    const options = [
+      '--format',
+      'csv',
+      '--journal',
+      journal,
+      '--concurrency',
+      '2',
+      '--retry-unknown',
+    ];
+
+    const child = spawn(
+      process.execPath,
+      [BIN, '--max-wait', '600', 'add', '--file', input, ...options, '--yes'],
+      { env: { PATH: process.env.PATH, ...env } },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const before = sandbox.pets().length;
+    while (sandbox.pets().length < before + 8) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const resume = /Resume with: (.*)/.exec(stderr)?.[1] ?? '';
+    // Every option the run was given, as the shell reads it back; never --yes.
+    const words = execFileSync('sh', ['-c', `printf '%s\\n' ${resume}`], { encoding: 'utf8' })
+      .trimEnd()
+      .split('\n');
+    expect(words).toEqual([
+      'pets',
+      '--profile',
+      'staging',
+      '--max-wait',
+      '600',
+      'add',
+      '--file',
+      input,
+      ...options,
+    ]);
+
+    // Run by a shell, as a person pastes it, with no PETS_PROFILE to fall back on.
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'pets'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    const { PETS_PROFILE: _dropped, ...noProfile } = env;
+    const resumed = await runShell(resume, { ...noProfile, PATH: `${bin}:${process.env.PATH}` });
+    expect(resumed.stderr).toMatch(
+      /created \d+, failed 0, skipped [1-9]\d*, unknown 0 \(journal: /,
+    );
+    expect(resumed.code).toBe(0);
+    const stored = sandbox
+      .pets()
+      .map((pet) => pet.name)
+      .filter((name) => name.startsWith('Printed '))
+      .sort();
+    expect(stored).toEqual([...names].sort());
+  });
+});
+
+/** Runs a command line as a shell does, without blocking the sandbox in this process. */
+async function runShell(
+  line: string,
+  env: Record<string, string | undefined>,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn('sh', ['-c', line], { env });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  child.stdout.resume();
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  return { code, stderr };
+}

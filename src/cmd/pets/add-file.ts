@@ -1,23 +1,28 @@
 import { setMaxListeners } from 'node:events';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
-import { countLines } from '../../batch/input/lines.js';
-import type { RecordResult } from './add-batch.js';
+import type { AddBatchResult, RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
-import { UsageError, type ErrorJson } from '../../core/errors.js';
+import type { PetsApi } from '../../api/client.js';
+import { PetsError, UsageError, type ErrorJson } from '../../core/errors.js';
 import type { Column } from '../../output/render.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
+import type { InputFormat } from '../../batch/input/format.js';
+import type { Journal } from '../../batch/journal.js';
+import type { BatchOptions, BatchPlan, RecordSurvey } from '../../batch/plan.js';
 import { confirmProtectedProfile } from '../shared/confirm.js';
 import { ProgressLine } from '../../terminal/progress.js';
-import type { Session } from '../shared/session.js';
+import type { NoticeFields, Session } from '../shared/session.js';
+import { resumeCommand } from './add-plan.js';
 
 export interface AddFileFlags {
   file: string;
-  format?: string;
+  format?: InputFormat;
   concurrency?: number;
   journal?: string;
   retryUnknown?: boolean;
   yes?: boolean;
+  dryRun?: boolean;
 }
 
 /**
@@ -58,10 +63,15 @@ const FAILURE_COLUMNS: readonly Column<{ line: number; error: ErrorJson }>[] = [
   { title: 'MESSAGE', text: (row) => row.error.message },
 ];
 
+const INVALID_COLUMNS: readonly Column<{ line: number; problem: string }>[] = [
+  { title: 'LINE', text: (row) => String(row.line) },
+  { title: 'PROBLEM', text: (row) => row.problem },
+];
+
 /** `pets add --file`: a paced, resumable batch that creates each record at most once. */
 export async function addFromFile(session: Session, flags: AddFileFlags): Promise<void> {
   const fromStdin = flags.file === '-';
-  if (fromStdin && !flags.journal) {
+  if (fromStdin && !flags.journal && !flags.dryRun) {
     throw new UsageError('--journal <path> is needed when the records come from stdin', {
       hint: 'The journal is what lets a stopped run resume without creating pets twice.',
     });
@@ -71,31 +81,48 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
       throw new UsageError(`cannot read ${flags.file}`);
     });
   }
-  const journalPath = flags.journal ?? `${flags.file}.pets-journal`;
-  const [
-    { chooseFormat, readRecords },
-    { openJournal },
-    { addBatch },
-    { normalizedOrigin },
-    { keyFingerprint },
-  ] = await Promise.all([
-    import('../../batch/input/index.js'),
-    import('../../batch/journal.js'),
-    import('./add-batch.js'),
-    import('../../config/base-url.js'),
-    import('../../config/key-fingerprint.js'),
-  ]);
-  const format = chooseFormat(flags.file, flags.format);
+  const [{ chooseFormat }, { openJournal }, { normalizedOrigin }, { keyFingerprint }] =
+    await Promise.all([
+      import('../../batch/input/index.js'),
+      import('../../batch/journal.js'),
+      import('../../config/base-url.js'),
+      import('../../config/key-fingerprint.js'),
+    ]);
   const target = await session.target();
-  // Opened, bound to its target and locked before anything is asked or sent: a journal that
-  // cannot be written, is in use, or belongs elsewhere stops the run with nothing sent.
-  const journal = openJournal(journalPath, {
+  const options: BatchOptions = {
+    profile: target.profile,
+    baseUrl: target.baseUrl,
+    file: flags.file,
+    format: chooseFormat(flags.file, flags.format),
+    ...(flags.format ? { formatGiven: flags.format } : {}),
+    journal: flags.journal ?? `${flags.file}.pets-journal`,
+    ...(flags.journal ? { journalGiven: flags.journal } : {}),
+    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(session.globals.maxWait !== undefined ? { maxWaitSeconds: session.globals.maxWait } : {}),
+    retryUnknown: flags.retryUnknown === true,
+  };
+  const journalTarget = {
     origin: normalizedOrigin(target.baseUrl),
     key: keyFingerprint(target.apiKey),
     profile: target.profile,
     baseUrl: target.baseUrl,
-  });
-  const resume = resumeCommand(flags, target.profile, fromStdin);
+  };
+  if (flags.dryRun) {
+    // A dry run leaves no journal behind where there was none.
+    const journal = existsSync(options.journal)
+      ? openJournal(options.journal, journalTarget)
+      : undefined;
+    try {
+      await dryRun(session, target, options, journal ?? EMPTY_JOURNAL);
+    } finally {
+      journal?.close();
+    }
+    return;
+  }
+  // Opened, bound to its target and locked before anything is asked or sent: a journal that
+  // cannot be written, is in use, or belongs elsewhere stops the run with nothing sent.
+  const journal = openJournal(options.journal, journalTarget);
+  const resume = resumeCommand(options);
   // A second Ctrl-C ends the process at once: it still says how to go on.
   const onForcedExit = () =>
     session.stderr.write('notice', {
@@ -106,48 +133,125 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
   process.once('exit', onForcedExit);
   try {
     await confirmProtected(session, target, fromStdin, flags.yes === true);
-    await importRecords(session, flags, target, {
-      journal,
-      journalPath,
-      format,
-      readRecords,
-      addBatch,
-      resume,
-      fromStdin,
-    });
+    await importRecords(session, target, options, journal);
   } finally {
     process.off('exit', onForcedExit);
     journal.close();
   }
 }
 
-interface ImportParts {
-  journal: import('../../batch/journal.js').Journal;
-  journalPath: string;
-  format: import('../../batch/input/index.js').InputFormat;
-  readRecords: typeof import('../../batch/input/index.js').readRecords;
-  addBatch: typeof import('./add-batch.js').addBatch;
-  resume: string;
-  fromStdin: boolean;
+/** A journal with nothing in it, for a dry run where none exists yet. */
+const EMPTY_JOURNAL: Pick<Journal, 'records' | 'previous'> = {
+  records: 0,
+  previous: () => undefined,
+};
+
+/** The records of the run's input, read afresh from its start. */
+async function inputRecords(session: Session, options: BatchOptions) {
+  const { readRecords } = await import('../../batch/input/index.js');
+  return readRecords(
+    options.file === '-'
+      ? session.deps.io.stdin
+      : createReadStream(options.file, { highWaterMark: READ_CHUNK_BYTES }),
+    options.format,
+  );
+}
+
+/**
+ * The run's plan: the input read through against the journal, when it can be read twice
+ * (`survey`: a file), and what is known of the key's quota.
+ */
+async function makePlan(
+  session: Session,
+  options: BatchOptions,
+  journal: Pick<Journal, 'records' | 'previous'>,
+  api: PetsApi,
+  survey: boolean,
+  ask: boolean,
+): Promise<BatchPlan & { askFailed?: PetsError }> {
+  const { surveyRecords, quotaOutlook } = await import('../../batch/plan.js');
+  const records: RecordSurvey | undefined = survey
+    ? await surveyRecords(await inputRecords(session, options), journal, options.retryUnknown)
+    : undefined;
+  const now = session.deps.clock.now;
+  let state = api.rateLimitState();
+  let outlook = quotaOutlook(state, now());
+  let askFailed: PetsError | undefined;
+  if (ask && outlook.kind === 'unknown' && outlook.blockedUntilMs === undefined) {
+    // Nothing known yet: one cheap GET tells the window, as `pets quota` does.
+    try {
+      await api.listPets({ limit: 1 }, { signal: session.deps.signal });
+    } catch (error) {
+      if (!(error instanceof PetsError)) throw error;
+      askFailed = error;
+    }
+    state = api.rateLimitState();
+    outlook = quotaOutlook(state, now(), { asked: true });
+  }
+  return {
+    options,
+    ...(records ? { records } : {}),
+    quota: outlook,
+    ...(askFailed ? { askFailed } : {}),
+  };
+}
+
+/** --dry-run: reads and checks every record, and says what a run would do, sending no create. */
+async function dryRun(
+  session: Session,
+  target: ApiTarget,
+  options: BatchOptions,
+  journal: Pick<Journal, 'records' | 'previous'>,
+): Promise<void> {
+  await session.environmentLine(target);
+  const api = await session.api(target);
+  const plan = await makePlan(session, options, journal, api, true, true);
+  const now = session.deps.clock.now();
+  const { planFields, planJson } = await import('./add-plan.js');
+  if (plan.askFailed) {
+    await session.warn(`could not learn the quota: ${plan.askFailed.message}`);
+  }
+  if (session.mode === 'json') {
+    await session.printJson(planJson(plan, now));
+  } else {
+    const { renderFields, renderRows } = await import('../../output/render.js');
+    const colors = await session.stdoutColors();
+    session.print(renderFields(planFields(plan, now), session.mode, colors));
+    const invalid = plan.records?.invalidRecords ?? [];
+    if (invalid.length > 0) {
+      session.print('\n');
+      session.print(
+        await renderRows(INVALID_COLUMNS, invalid, session.mode, colors, session.tableWidth),
+      );
+    }
+  }
+  // As a real run would: records that cannot be sent make it exit 1.
+  if ((plan.records?.invalid ?? 0) > 0) session.exitCode = 1;
 }
 
 async function importRecords(
   session: Session,
-  flags: AddFileFlags,
   target: ApiTarget,
-  parts: ImportParts,
+  options: BatchOptions,
+  journal: Journal,
 ): Promise<void> {
-  const { journal, journalPath, format, readRecords, addBatch, resume, fromStdin } = parts;
-  // The total only feeds the progress line, so the file is read twice only when it shows.
-  const total =
-    !session.showsProgress || fromStdin || format === 'json'
-      ? undefined
-      : (await countLines(createReadStream(flags.file))) - (format === 'csv' ? 1 : 0);
+  const { addBatch } = await import('./add-batch.js');
+  // The plan reads the input ahead of the run only for a person watching: a pipe gets its
+  // records read once.
+  const watched = session.showsProgress && options.file !== '-';
   const progress = session.showsProgress
-    ? new ProgressLine(session.deps.io.stderr, session.deps.clock, total)
+    ? new ProgressLine(session.deps.io.stderr, session.deps.clock)
     : undefined;
   const api = await session.api(target, progress?.waiter(), { batch: true });
-  const concurrency = flags.concurrency ?? defaultConcurrency(api.rateLimitState());
+  const plan = await makePlan(session, options, journal, api, watched, false);
+  if (progress) {
+    const { startLine } = await import('./add-plan.js');
+    session.notice(startLine(plan, session.deps.clock.now()), { code: 'plan' });
+    progress.start({ total: plan.records?.total, toSend: plan.records?.toSend }, () =>
+      api.rateLimitState(),
+    );
+  }
+  const concurrency = options.concurrency ?? defaultConcurrency(api.rateLimitState());
   session.stopsOnClosedOutput = true;
 
   const cutOff = new AbortController();
@@ -159,7 +263,7 @@ async function importRecords(
   const failures: Array<{ line: number; error: ErrorJson }> = [];
   const { renderBatchLine } = await import('../../output/render-json.js');
   const report = (result: RecordResult) => {
-    progress?.advance(result.kind === 'skipped');
+    progress?.advance(result);
     if (session.mode === 'json') {
       session.printJsonText(renderBatchLine(result, result.kind === 'skipped'));
     } else if (
@@ -171,18 +275,13 @@ async function importRecords(
     }
   };
 
-  let outcome;
+  let outcome: AddBatchResult;
   try {
     outcome = await addBatch(
       {
-        records: readRecords(
-          fromStdin
-            ? session.deps.io.stdin
-            : createReadStream(flags.file, { highWaterMark: READ_CHUNK_BYTES }),
-          format,
-        ),
+        records: await inputRecords(session, options),
         journal,
-        retryUnknown: flags.retryUnknown === true,
+        retryUnknown: options.retryUnknown,
         concurrency,
       },
       { api, signal: cutOff.signal, stop: session.deps.signal, report },
@@ -199,42 +298,35 @@ async function importRecords(
       await renderRows(FAILURE_COLUMNS, failures, session.mode, colors, session.tableWidth),
     );
   }
+  summarize(session, plan, outcome);
+}
+
+/** What to do about records whose create may have happened: check, then send them again. */
+function unknownAdvice(options: BatchOptions): [string, NoticeFields] {
+  if (options.retryUnknown)
+    return ['Check the unknown ones with `pets list`.', { code: 'unknown_outcomes' }];
+  const again = resumeCommand({ ...options, retryUnknown: true });
+  return [
+    `Check the unknown ones with \`pets list\`; to send them again anyway: ${again}`,
+    { code: 'unknown_outcomes', resume: again },
+  ];
+}
+
+/** The last words of a run: what became of the records, and how to go on. */
+function summarize(session: Session, plan: BatchPlan, outcome: AddBatchResult): void {
   const { created, failed, skipped, unknown, notSent, stoppedBy } = outcome;
+  const resume = resumeCommand(plan.options);
+  const journal = plan.options.journal;
   session.summary(
     `created ${created}, failed ${failed}, skipped ${skipped}, unknown ${unknown}` +
-      `${notSent > 0 || stoppedBy ? `, not sent ${notSent}` : ''} (journal: ${journalPath})`,
-    { code: 'batch', created, failed, skipped, unknown, notSent, journal: journalPath },
+      `${notSent > 0 || stoppedBy ? `, not sent ${notSent}` : ''} (journal: ${journal})`,
+    { code: 'batch', created, failed, skipped, unknown, notSent, journal },
   );
   if (stoppedBy || notSent > 0) {
     session.notice(`Stopped early. Resume with: ${resume}`, { code: 'stopped', resume });
   } else if (unknown > 0) {
-    session.notice(
-      `Check the unknown ones with \`pets list\`; to send them again anyway: ${resume} --retry-unknown`,
-      { code: 'unknown_outcomes', resume: `${resume} --retry-unknown` },
-    );
+    session.notice(...unknownAdvice(plan.options));
   }
   if (stoppedBy) throw stoppedBy;
   if (failed > 0 || unknown > 0 || notSent > 0) session.exitCode = 1;
-}
-
-/** Quotes a word for a POSIX shell, where it needs it. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
-
-/** The command that resumes this run: the same file, target and options that matter. */
-function resumeCommand(flags: AddFileFlags, profile: string, fromStdin: boolean): string {
-  const words = [
-    'pets',
-    '--profile',
-    profile,
-    'add',
-    '--file',
-    flags.file,
-    ...(flags.journal ? ['--journal', flags.journal] : []),
-    ...(flags.format ? ['--format', flags.format] : []),
-    ...(flags.concurrency ? ['--concurrency', String(flags.concurrency)] : []),
-    ...(flags.yes ? ['--yes'] : []),
-  ];
-  return words.map(shellWord).join(' ') + (fromStdin ? ' < (the same input)' : '');
 }

@@ -109,11 +109,16 @@ export const addCommand: CommandModule = {
       )
       .option('--retry-unknown', 'resend records whose earlier create may or may not have happened')
       .option('--yes', 'import into a protected profile without typing its name')
+      .option(
+        '--dry-run',
+        'read and check every record, say what the journal holds and how long the quota makes it take; send no create',
+      )
       .addHelpText(
         'before',
         examples(
           'pets add --name Rex --category-id 3',
           'pets add --name Tom --category-id 1 --status pending --json',
+          'pets add --file pets.csv --dry-run',
           'pets add --file pets.csv',
           'pets add --file - --format ndjson --journal import.journal < pets.ndjson',
         ),

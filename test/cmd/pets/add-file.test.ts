@@ -255,7 +255,7 @@ describe('pets add --file against a faulty server', () => {
     }
   });
 
-  it('repeats every option that matters in the resume command, quoted for the shell', async () => {
+  it('repeats every option that matters in the resume command, quoted for the shell, never --yes', async () => {
     const fault = await startFaultServer();
     try {
       fault.handle((_req, res) =>
@@ -265,8 +265,16 @@ describe('pets add --file against a faulty server', () => {
       );
       const path = file("it's mine.txt", '{"name":"A","categoryId":1}\n');
       const journal = join(dir, 'a journal');
-      const args = ['--format', 'ndjson', '--journal', journal, '--concurrency', '2', '--yes'];
-      const result = await runMain(['add', '--file', path, ...args], {
+      const args = [
+        '--format',
+        'ndjson',
+        '--journal',
+        journal,
+        '--concurrency',
+        '2',
+        '--retry-unknown',
+      ];
+      const result = await runMain(['--max-wait', '30', 'add', '--file', path, ...args, '--yes'], {
         ...env,
         PETS_BASE_URL: fault.baseUrl,
       });
@@ -276,20 +284,17 @@ describe('pets add --file against a faulty server', () => {
       const words = execFileSync('sh', ['-c', `printf '%s\\n' ${resume}`], { encoding: 'utf8' })
         .trimEnd()
         .split('\n');
+      // --yes is not repeated: a protected profile asks again.
       expect(words).toEqual([
         'pets',
         '--profile',
         'staging',
+        '--max-wait',
+        '30',
         'add',
         '--file',
         path,
-        '--journal',
-        journal,
-        '--format',
-        'ndjson',
-        '--concurrency',
-        '2',
-        '--yes',
+        ...args,
       ]);
     } finally {
       await fault.close();

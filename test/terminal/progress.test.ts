@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { ProgressLine, renderProgress } from '../../src/terminal/progress.js';
+import { fakeClock } from '../helpers/fake-clock.js';
+import { captureIo } from '../helpers/io.js';
+
+const frames = (stderr: string) => stderr.split('\r\u001b[2K').filter(Boolean);
+const notice = { reason: 'quota used up', attempt: 1, maxAttempts: 5 };
+
+describe('the progress line', () => {
+  it('counts down every second of a wait', async () => {
+    const clock = fakeClock();
+    const io = captureIo();
+    const line = new ProgressLine(io.stderr, clock);
+    line.start({ total: 20, toSend: 20 });
+    await line.waiter()(3_500, notice);
+    const shown = frames(io.err()).map((frame) => /sending in (\d+) s/.exec(frame)?.[1]);
+    // Drawn at the start, then at each whole second left, then once the wait is over.
+    expect(shown).toEqual(['4', '3', '2', '1', undefined]);
+    expect(clock.sleeps).toEqual([500, 1_000, 1_000, 1_000]);
+  });
+
+  it('gives the time the quota still imposes, not the pace of the last burst', async () => {
+    // 20 records at 10 per 12 s: the first 10 go at once, then the quota is used up.
+    const clock = fakeClock();
+    const io = captureIo();
+    const start = clock.now();
+    const state = { quota: { limit: 10, remaining: 0, resetAtMs: start + 12_000 } };
+    const line = new ProgressLine(io.stderr, clock);
+    line.start({ total: 20, toSend: 20 }, () => state);
+    for (let i = 0; i < 10; i++) line.advance({ kind: 'created', sent: true });
+    await clock.sleep(100);
+    const waiting = line.waiter()(11_900, notice);
+    expect(line.stats().etaMs).toBe(11_900);
+    await waiting;
+    // Every frame of the wait says how long the rest takes: the wait, then a burst.
+    const during = frames(io.err()).filter((frame) => frame.includes('sending in'));
+    expect(during.length).toBeGreaterThanOrEqual(12);
+    expect(during.every((frame) => /ETA \d/.test(frame))).toBe(true);
+    expect(during.at(-1)).toMatch(/ETA 1\.0 s · quota used up, sending in 1 s$/);
+    // At the reset, the new window holds all 10 left: they go at the pace of sending.
+    state.quota = { limit: 10, remaining: 10, resetAtMs: start + 24_000 };
+    await clock.sleep(1_000);
+    for (let i = 0; i < 9; i++) line.advance({ kind: 'created', sent: true });
+    await clock.sleep(100);
+    const end = line.stats();
+    expect(end.etaMs).toBeLessThan(1_000);
+  });
+
+  it('leaves skipped records out of the rate, and counts them as done', async () => {
+    const clock = fakeClock();
+    const io = captureIo();
+    const line = new ProgressLine(io.stderr, clock);
+    line.start({ total: 300, toSend: 100 });
+    for (let i = 0; i < 200; i++) line.advance({ kind: 'skipped' });
+    await clock.sleep(10_000);
+    for (let i = 0; i < 20; i++) line.advance({ kind: 'created', sent: true });
+    const stats = line.stats();
+    expect(stats).toMatchObject({ done: 220, skipped: 200, total: 300, rate: 2 });
+    // 80 creates left at the pace of sending; the skipped ones took none of it.
+    expect(renderProgress(stats)).toBe(
+      '220/300 [###############.....] 73% · 200 skipped · 2.0/s · ETA 40 s',
+    );
+  });
+
+  it('follows the pace of sending after a burst, when no quota is known', async () => {
+    const clock = fakeClock();
+    const line = new ProgressLine(captureIo().stderr, clock);
+    line.start({ total: 200, toSend: 200 });
+    for (let i = 0; i < 60; i++) line.advance({ kind: 'created', sent: true });
+    for (let s = 1; s <= 20; s++) {
+      await clock.sleep(1_000);
+      line.advance({ kind: 'created', sent: true });
+    }
+    // The last 10 s went at 1 a second: 120 left take 2 min.
+    expect(line.stats().etaMs).toBe(120_000);
+  });
+});
+
+describe('renderProgress', () => {
+  it.each([
+    [
+      { done: 50, total: 200, rate: 5, etaMs: 30_000 },
+      '50/200 [#####...............] 25% · 5.0/s · ETA 30 s',
+    ],
+    [{ done: 7, rate: 3.5 }, '7 done · 3.5/s'],
+    [
+      { done: 1, total: 4, rate: 1, etaMs: 3_000, waitMs: 2_500, waitReason: 'pacing' },
+      '1/4 [#####...............] 25% · 1.0/s · ETA 3.0 s · paced to the rate limit',
+    ],
+    [
+      { done: 2, total: 4, rate: 2, etaMs: 12_000, waitMs: 11_001, waitReason: 'quota used up' },
+      '2/4 [##########..........] 50% · 2.0/s · ETA 12 s · quota used up, sending in 12 s',
+    ],
+  ])('%j', (stats, shown) => expect(renderProgress(stats)).toBe(shown));
+});
