@@ -23,6 +23,8 @@ export interface ConfigData {
 
 export const BUILT_IN_PROFILES = ['production', 'staging'] as const;
 const DEFAULT_PROFILE = 'production';
+// Another pets holds the config for one read and one write: longer than this, it is stuck.
+const LOCK_WAIT_MS = 5_000;
 
 export interface ConfigStore {
   readonly path: string;
@@ -70,11 +72,21 @@ export function openConfigStore(dir: string): ConfigStore {
 
   const update = async <T>(change: (data: ConfigData) => T): Promise<T> => {
     // Loaded here: commands that only read the config should not pay for fs/promises.
-    const [{ lock }, { chmod }] = await Promise.all([
-      import('./file-lock.js'),
+    const [{ fileLock, LockTimeout }, { chmod }] = await Promise.all([
+      import('../core/file-lock.js'),
       import('node:fs/promises'),
     ]);
-    const release = await lock(`${path}.lock`);
+    let release: () => void;
+    try {
+      release = await fileLock(path).take(LOCK_WAIT_MS);
+    } catch (error) {
+      if (!(error instanceof LockTimeout)) throw error;
+      const who =
+        error.busy.holder === undefined ? 'another pets' : `pets (process ${error.busy.holder})`;
+      throw new UsageError(`the config is locked by ${who}: ${error.busy.lockPath}`, {
+        hint: 'Wait for it to finish, then try again.',
+      });
+    }
     try {
       // Read under the lock, and checked: not a link, the current user's, writable by no one
       // else. conf then writes a temporary file and renames it over this one, as this user.
@@ -94,7 +106,7 @@ export function openConfigStore(dir: string): ConfigStore {
       }
       return result;
     } finally {
-      await release();
+      release();
     }
   };
 
