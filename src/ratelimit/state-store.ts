@@ -1,17 +1,8 @@
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
 import { EMPTY_STATE, type GateState } from './policy.js';
+import { fileLock, type FileLock } from '../core/file-lock.js';
 
 /**
  * Where the gate keeps a key's state. `update` is atomic: every pets process using the key
@@ -114,20 +105,17 @@ function revive(raw: unknown): GateState {
   return state;
 }
 
-// A lock is held for one read and one write; one older than this was left by a process that
-// died holding it.
-const STALE_LOCK_MS = 2_000;
-const pause = new Int32Array(new SharedArrayBuffer(4));
+// A lock is held for one read and one write: a process that holds it longer than this is stuck.
+const LOCK_WAIT_MS = 10_000;
 
 /**
  * The state in `$PETS_CONFIG_DIR/state/ratelimit-<name>.json`, shared by every pets process
- * using the key. Changes happen under a lock file (O_EXCL), and the file is replaced by
+ * using the key. Changes happen under the key's file lock, and the file is replaced by
  * rename, so a reader never sees half a state.
  */
 export function fileStore(configDir: string, name: string): StateStore {
   const dir = join(configDir, 'state');
   const path = join(dir, `ratelimit-${name}.json`);
-  const lockPath = `${path}.lock`;
   let text = '';
 
   function load(): GateState {
@@ -140,32 +128,14 @@ export function fileStore(configDir: string, name: string): StateStore {
     }
   }
 
-  function acquire(): void {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    for (let spins = 0; ; spins++) {
-      try {
-        closeSync(openSync(lockPath, 'wx', 0o600));
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      let age = 0;
-      try {
-        age = Date.now() - statSync(lockPath).mtimeMs;
-      } catch {
-        continue;
-      }
-      if (age > STALE_LOCK_MS) {
-        try {
-          unlinkSync(lockPath);
-        } catch {
-          // another process took it over first
-        }
-        continue;
-      }
-      // Held for a moment by another process: wait a millisecond, without an event loop turn.
-      Atomics.wait(pause, 0, 0, spins < 10 ? 0.2 : 1);
+  let lock: FileLock | undefined;
+  /** Takes the key's lock (core/file-lock.ts: a dead holder is broken, the wait bounded). */
+  function acquire(): () => void {
+    if (!lock) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      lock = fileLock(path);
     }
+    return lock.takeSync(LOCK_WAIT_MS);
   }
 
   const serialize = (state: GateState) => `${JSON.stringify({ version: 2, ...state })}\n`;
@@ -178,7 +148,7 @@ export function fileStore(configDir: string, name: string): StateStore {
       const seenText = text;
       const quick = change(seen);
       if (serialize(quick.state) === (seenText || serialize(EMPTY_STATE))) return quick.result;
-      acquire();
+      const release = acquire();
       try {
         const { state, result } = change(load());
         const next = serialize(state);
@@ -190,11 +160,7 @@ export function fileStore(configDir: string, name: string): StateStore {
         }
         return result;
       } finally {
-        try {
-          unlinkSync(lockPath);
-        } catch {
-          // taken over as stale: nothing of ours to remove
-        }
+        release();
       }
     },
     read: load,
