@@ -72,7 +72,6 @@ const isErrno = (error: unknown, ...codes: string[]) =>
 /** The lock of `file`. Throws what realpath throws when the file's folder does not exist. */
 export function fileLock(file: string): FileLock {
   const lockPath = `${realPath(file)}.lock`;
-  let takes = 0;
 
   /** Who holds the lock now: undefined when its place is free (absent or empty). */
   const holderOf = (): LockBusy | undefined => {
@@ -102,26 +101,53 @@ export function fileLock(file: string): FileLock {
     return undefined;
   };
 
-  const tryTake = (): Release | LockBusy => {
-    const owner = `${process.pid}.${(takes++).toString(36)}${Math.floor(Math.random() * 2 ** 31).toString(36)}`;
-    const staged = `${lockPath}.${owner}`;
+  // This process's entry, and the private folder it is made whole in: made once, and moved
+  // back there on release, so that a take and a release are one rename each.
+  const owner = `${process.pid}.${Math.floor(Math.random() * 2 ** 31).toString(36)}`;
+  const staged = `${lockPath}.${owner}`;
+  let ready = false;
+  let holding = false;
+
+  const prepare = () => {
+    if (ready) return;
+    sweepDead(lockPath);
     mkdirSync(staged, { mode: 0o700 });
-    try {
-      mkdirSync(join(staged, owner), { mode: 0o700 });
-      for (let round = 0; round < ROUNDS; round++) {
-        try {
-          renameSync(staged, lockPath);
-          return release(lockPath, owner);
-        } catch (error) {
-          if (!isErrno(error, 'EEXIST', 'ENOTEMPTY', 'ENOTDIR', 'EISDIR')) throw error;
-        }
-        const busy = holderOf();
-        if (busy) return busy;
+    mkdirSync(join(staged, owner), { mode: 0o700 });
+    ready = true;
+    atExit.add(cleanUp);
+  };
+  const cleanUp = () => {
+    atExit.delete(cleanUp);
+    removeFolder(holding ? lockPath : staged, owner);
+    ready = holding = false;
+  };
+
+  const tryTake = (): Release | LockBusy => {
+    if (holding) return { holder: process.pid, lockPath };
+    prepare();
+    for (let round = 0; round < ROUNDS; round++) {
+      try {
+        renameSync(staged, lockPath);
+        holding = true;
+        ready = false;
+        return () => {
+          if (!holding) return;
+          holding = false;
+          try {
+            // Still ours: no other process removes the entry of a live owner.
+            renameSync(lockPath, staged);
+            ready = true;
+          } catch {
+            atExit.delete(cleanUp);
+          }
+        };
+      } catch (error) {
+        if (!isErrno(error, 'EEXIST', 'ENOTEMPTY', 'ENOTDIR', 'EISDIR')) throw error;
       }
-      return { lockPath };
-    } finally {
-      removeStaged(staged, owner);
+      const busy = holderOf();
+      if (busy) return busy;
     }
+    return { lockPath };
   };
 
   return {
@@ -149,28 +175,37 @@ export function fileLock(file: string): FileLock {
   };
 }
 
-function release(lockPath: string, owner: string): Release {
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    try {
-      rmdirSync(join(lockPath, owner));
-      // Empty now, unless another process has already renamed its lock into the place.
-      rmdirSync(lockPath);
-    } catch {
-      // taken by the next owner, or already gone
-    }
-  };
+// The folders of this process's locks, removed as it exits.
+const atExit = new Set<() => void>();
+process.once('exit', () => {
+  for (const cleanUp of atExit) cleanUp();
+});
+
+function removeFolder(folder: string, owner: string): void {
+  try {
+    rmdirSync(join(folder, owner));
+    rmdirSync(folder);
+  } catch {
+    // already gone
+  }
 }
 
-/** Removes the private staging folder, unless the rename moved it into place. */
-function removeStaged(staged: string, owner: string): void {
+/** Removes the private folders that processes now dead left beside the lock (a kill -9). */
+function sweepDead(lockPath: string): void {
+  const prefix = `${basename(lockPath)}.`;
+  let names: string[];
   try {
-    rmdirSync(join(staged, owner));
-    rmdirSync(staged);
+    names = readdirSync(dirname(lockPath));
   } catch {
-    // renamed into place: it is the lock now
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const owner = name.slice(prefix.length);
+    const pid = OWNER.exec(owner)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) {
+      removeFolder(join(dirname(lockPath), name), owner);
+    }
   }
 }
 

@@ -29,8 +29,9 @@ describe('fileLock', () => {
     const again = fileLock(file).tryTake();
     expect(typeof again).toBe('function');
     (again as () => void)();
-    // Nothing is left behind: no lock, no staging folder.
-    expect(readdirSync(join(file, '..'))).toEqual([]);
+    // No lock is left; only this process's own folders, until it exits.
+    const left = readdirSync(join(file, '..'));
+    expect(left.filter((name) => !name.startsWith(`data.lock.${process.pid}.`))).toEqual([]);
   });
 
   it('is one lock for a file however it is named: a symbolic link, a path through ..', () => {
@@ -150,6 +151,35 @@ describe('fileLock across processes', () => {
       `stale lock races: ${RACE_TRIALS} trials, first process won ${a!.length}, second ${b!.length}`,
     );
     expect(winners.filter((count) => count !== 1)).toEqual([]);
+  });
+
+  it('leaves nothing once its process exits; a process killed holding it is broken and swept', async () => {
+    const dir = tempDir('pets-lock-exit-');
+    const module = await bundle(tempDir('pets-lock-bundle-'));
+    const file = join(dir, 'data');
+    const script = `
+      const { fileLock } = await import(${JSON.stringify(module)});
+      const [, file, how] = process.argv.slice(1);
+      const release = fileLock(file).takeSync(1000);
+      if (how === 'release') release();
+      process.stdout.write('taken');
+      if (how === 'hold') setInterval(() => {}, 1000);
+    `;
+    await inProcesses(1, script, [file, 'release']);
+    expect(readdirSync(dir)).toEqual([]);
+
+    const held = spawn(process.execPath, ['--input-type=module', '-e', script, '0', file, 'hold'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise((resolve) => held.stdout.once('data', resolve));
+    expect(fileLock(file).tryTake()).toMatchObject({ holder: held.pid });
+    held.kill('SIGKILL');
+    await new Promise((resolve) => held.once('exit', resolve));
+    const release = fileLock(file).tryTake();
+    expect(typeof release).toBe('function');
+    (release as () => void)();
+    // What the killed process left is gone; this process's own folder stays until it exits.
+    expect(readdirSync(dir).filter((name) => !name.includes(`.${process.pid}.`))).toEqual([]);
   });
 
   it('lets four processes change one file under it without losing a change', async () => {
