@@ -309,7 +309,10 @@ describe('across processes', () => {
     const { join } = await import('node:path');
     expect((await pets('list')).code).toBe(0);
     const dir = join(env.PETS_CONFIG_DIR as string, 'state');
-    for (const file of readdirSync(dir)) writeFileSync(join(dir, file), '{not json');
+    // The state files (this process keeps its lock's folder beside them until it exits).
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.json'))) {
+      writeFileSync(join(dir, file), '{not json');
+    }
     mkdirSync(dir, { recursive: true });
     expect((await pets('list')).code).toBe(0);
   });
@@ -320,7 +323,7 @@ describe('across processes', () => {
     const { readdirSync, readFileSync, statSync } = await import('node:fs');
     const { join } = await import('node:path');
     const dir = join(env.PETS_CONFIG_DIR as string, 'state');
-    const files = readdirSync(dir);
+    const files = readdirSync(dir).filter((name) => !name.includes('.json.lock.'));
     expect(files).toHaveLength(1);
     const file = join(dir, files[0] as string);
     expect(readFileSync(file, 'utf8')).not.toContain('fault_key_0123456789');
