@@ -138,7 +138,7 @@ describe.skipIf(!hasScript)(
       expect(use.stderr).toContain("missing required argument 'name'");
       const login = await runBinary(['auth', 'login'], stagingEnv());
       expect(login.code).toBe(2);
-      expect(login.stderr).toContain('there is no terminal to ask for the key on');
+      expect(login.stderr).toContain('cannot ask for the key: stdin is not a terminal');
       expect(requests()).toBe(sent);
     });
 
@@ -162,6 +162,28 @@ describe.skipIf(!hasScript)(
       expect(await login.exited).toBe(2);
       expect(login.screen()).not.toContain('input hidden');
       expect(login.screen()).not.toContain('Base URL');
+      expect(requests()).toBe(sent);
+    });
+
+    it('at a terminal with --json or --jq: no question; each line shown is one JSON object', async () => {
+      const sent = requests();
+      const runs = [
+        [['--json', 'add'], /add is missing --name and --category-id/],
+        [['--jq', '.id', 'add'], /add is missing --name and --category-id/],
+        [['--json', 'profile', 'use'], /missing required argument 'name'/],
+        [['--json', 'auth', 'login'], /cannot ask for the key: --json was given/],
+      ] as const;
+      for (const [args, message] of runs) {
+        const term = onTerminal([...args], { ...stagingEnv(), PETS_CONFIG_DIR: tempConfigDir() });
+        expect(await term.exited).toBe(2);
+        const lines = term
+          .raw()
+          .split(/\r?\n/)
+          .filter((line) => line.trim() !== '');
+        expect(lines.length).toBeGreaterThan(0);
+        const errors = lines.map((line) => JSON.parse(line) as { error?: { message: string } });
+        expect(errors.map(({ error }) => error?.message).join('\n')).toMatch(message);
+      }
       expect(requests()).toBe(sent);
     });
 

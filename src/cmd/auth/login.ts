@@ -80,16 +80,18 @@ async function readKey(session: Session, withKey: boolean): Promise<string> {
   // --with-key with a terminal on stdin: a person is there, so the hidden prompt serves them
   // (a pasted key is not echoed); with --no-input, they are told how to end the input.
   if (withKey && !session.canPrompt) {
-    io.stderr.write('Paste the key, then press Enter and Ctrl-D (Ctrl-C to cancel):\n');
+    // Said even with --quiet: without it the run seems to hang.
+    session.stderr.write('notice', {
+      code: 'paste_key',
+      message: 'Paste the key, then press Enter and Ctrl-D (Ctrl-C to cancel):',
+    });
     return firstLine(await readStdin(io.stdin, MAX_KEY_INPUT_BYTES, session.deps.signal));
   }
-  if (!session.canPrompt) {
-    throw new UsageError(
-      io.stdinIsTTY
-        ? '--no-input forbids asking for the key'
-        : 'there is no terminal to ask for the key on',
-      { hint: 'Pipe it in instead: pets auth login --with-key < key.txt' },
-    );
+  const whyNot = session.whyNoPrompt;
+  if (whyNot !== undefined) {
+    throw new UsageError(`cannot ask for the key: ${whyNot}`, {
+      hint: 'Pipe it in instead: pets auth login --with-key < key.txt',
+    });
   }
   const { promptSecret } = await import('../../terminal/prompt.js');
   return promptSecret('API key (input hidden): ', io.stdin as ReadStream, io.stderr);

@@ -128,6 +128,7 @@ export const STDERR_KINDS: ReadonlyArray<{
     codes: {
       stopped: { fields: ['resume'], when: 'a batch stopped early; resume is the command' },
       unknown_outcomes: { fields: ['resume'], when: 'creates that may or may not have happened' },
+      paste_key: { fields: [], when: 'auth login --with-key with a terminal on stdin' },
       notice: { fields: [], when: 'any other notice: saved, removed, now using' },
     },
   },
@@ -221,8 +222,8 @@ ${[PET, BATCH_LINE, LINE_ERROR, QUOTA, AUTH_STATUS, PROFILE, SANDBOX].map((one) 
 stderr: each line is one object, its one key saying what it is
 ${shape({ ...ERROR, name: '{"error":{…}}' })}
 ${kinds}
-  -q leaves only the error. Prompts ask on stderr only when stdin is a terminal: scripts
-  never see them (see --no-input).
+  -q leaves only the error. Nothing asks a question under --json or --jq: what a command
+  lacks is an error (exit 2) that names it, as with --no-input.
 
 --jq <expression>
   jq 1.8, built in: no jq to install. It filters the exact JSON stdout would carry:

@@ -3,7 +3,7 @@ import type { Session } from './session.js';
 
 /**
  * What touches a protected profile needs a person to type the profile's name, or --yes where
- * nobody can be asked (no terminal on stdin, --no-input, or stdin busy with data).
+ * nobody can be asked (Session.whyNoPrompt, or stdin busy with data).
  */
 export async function confirmProtectedProfile(
   session: Session,
@@ -20,9 +20,10 @@ export async function confirmProtectedProfile(
   },
 ): Promise<void> {
   if (ask.yes) return;
-  if (!session.canPrompt || ask.stdinBusy) {
+  const whyNot = ask.stdinBusy ? 'stdin carries data' : session.whyNoPrompt;
+  if (whyNot !== undefined) {
     throw new UsageError(`profile "${ask.profile}" is protected: ${ask.action} needs --yes here`, {
-      hint: `Nobody can be asked to confirm (no terminal on stdin, or --no-input); ${ask.nothingDone}.`,
+      hint: `Nobody can be asked to confirm (${whyNot}); ${ask.nothingDone}.`,
     });
   }
   const { promptLine } = await import('../../terminal/prompt.js');

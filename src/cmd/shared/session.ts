@@ -120,12 +120,26 @@ export class Session {
   }
 
   /**
-   * Whether a question may be asked: a person can read it (stderr is a terminal) and answer
-   * it (so is stdin), and nobody said not to: no --no-input, and CI is not set.
+   * Why no question may be asked in this run, or undefined when one may: a person must be able
+   * to read it (stderr is a terminal) and answer it (so is stdin), and nobody said not to
+   * (--no-input, CI). Under --json nothing asks either: a question drawn on stderr is not a
+   * JSON line, and --json means a program reads the output.
    */
-  get canPrompt(): boolean {
+  get whyNoPrompt(): string | undefined {
     const { io, env } = this.deps;
-    return io.stdinIsTTY && io.stderrIsTTY && this.globals.input !== false && !env.CI;
+    // What the user said comes first: it is the reason they will recognise.
+    if (this.globals.input === false) return '--no-input was given';
+    if (this.globals.json)
+      return this.globals.jq === undefined ? '--json was given' : '--jq was given';
+    if (env.CI) return 'CI is set';
+    if (!io.stdinIsTTY) return 'stdin is not a terminal';
+    if (!io.stderrIsTTY) return 'stderr is not a terminal';
+    return undefined;
+  }
+
+  /** Whether a question may be asked (see whyNoPrompt). */
+  get canPrompt(): boolean {
+    return this.whyNoPrompt === undefined;
   }
 
   /** Questions for the person at the terminal, in colour only where this run's output is. */
