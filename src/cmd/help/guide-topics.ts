@@ -102,3 +102,79 @@ Where a key stands
   pets quota          its limit, remaining requests, reset and any cooldown
   pets list --debug   every attempt, its rate-limit headers, and each wait with its reason
 `;
+
+export const BATCHES_TOPIC = `Batches: pets add --file
+
+  pets add --file imports a catalogue as fast as the key's rate limit allows and no
+  faster, creating each record at most once, even across kill -9, crashes and Ctrl-C.
+
+  pets add --file pets.csv --dry-run     check every record, show the plan, send nothing
+  pets add --file pets.csv               import
+  pets add --file pets.ndjson --json     one result line per record, for scripts
+  cat new.ndjson | pets add --file - --journal new.journal
+
+Input
+
+  NDJSON (.ndjson, .jsonl), a JSON array (.json) or CSV (.csv, header
+  name,categoryId,status in any order; quoted fields may hold commas, quotes and
+  newlines), chosen by the extension or --format. - reads stdin (NDJSON unless
+  --format says otherwise). Each record is checked before it is sent: an invalid one
+  is reported with the line it starts on, and never sent.
+
+Know before you send: --dry-run
+
+  Reads and checks every record and sends no create. It prints the records (valid,
+  invalid), what the journal already holds, the key's quota, and the least time the
+  rest will take under it. When nothing is known of the key yet it sends one GET
+  /pets?limit=1, and says so. Exit 0 when every record is valid, 1 when some are
+  not. With --json, the plan is one JSON object.
+
+How long a batch waits
+
+  By default a batch waits through as many windows as its records need, however long
+  the window (a minute, an hour): each wait may last up to 65 minutes, an hour's
+  window and five minutes for clocks. A next send further away than that (a daily
+  quota used up, a ban, a Retry-After of hours) stops the batch at once with exit 5,
+  saying the day and time it may resume: a person should choose when to go on, and a
+  machine left waiting for hours tends to sleep, lose its network or be closed.
+  --max-wait <s> caps the batch's total waiting instead. It never sends into a known
+  block.
+
+Progress
+
+  On a terminal a run starts with its plan in one line (300 to send · 60 per minute
+  · about 5 min), then a progress line: done/total, the rate, an ETA that counts the
+  windows the quota still imposes, and during a wait a countdown, every second.
+  Nothing in a pipe or with --quiet. Last, a summary: created, failed, skipped,
+  unknown, and not sent when the run stopped early.
+
+The journal: at most once per record
+
+  --journal (default <file>.pets-journal; needed for stdin) is written ahead: before
+  a create leaves, its intent is in the journal and synced to disk; its outcome
+  follows when the answer comes. A run killed at any moment leaves each record
+  created, failed or unknown (a create that may have reached the server), never to
+  be sent twice. Records are known by their content, so lines inserted, removed or
+  reordered in the file repeat nothing. A journal belongs to one profile, address
+  and key; another is refused (exit 2). One run at a time holds a journal.
+
+Stopping and resuming
+
+  Ctrl-C, SIGTERM, SIGHUP or a closed stdout: no new request is sent, those in
+  flight get 5 s to answer, the summary and the command to resume are printed, exit
+  130. A second Ctrl-C exits at once. The resume command repeats the run's options
+  (profile, file, --format, --journal, --concurrency, --max-wait, --retry-unknown),
+  never --yes. Run it as printed: created records are skipped, and unknown ones are
+  held back unless you give --retry-unknown (check with pets list first).
+
+Exit codes
+
+  0 every record created; 1 some failed or are unknown; 130 stopped by a signal;
+  else the code of what stopped the run: 4 the key, 5 the rate limit, 6 the network,
+  7 the server. An unfinished batch never exits 0.
+
+Several ids: pets get 1 2 3, pets get -
+
+  The same engine: concurrent, within the rate limit, one NDJSON line per id with
+  --json.
+`;

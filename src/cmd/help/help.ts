@@ -2,11 +2,12 @@ import { UsageError } from '../../core/errors.js';
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
 import { closest } from '../shared/suggest.js';
-import { CONFIG_TOPIC, RATE_LIMITS_TOPIC } from './guide-topics.js';
+import { BATCHES_TOPIC, CONFIG_TOPIC, RATE_LIMITS_TOPIC } from './guide-topics.js';
 import { jsonTopic } from './json-topic.js';
 
 const TOPICS: Record<string, string> = {
   config: CONFIG_TOPIC,
+  batches: BATCHES_TOPIC,
   'rate-limits': RATE_LIMITS_TOPIC,
   'exit-codes': `Exit codes
 

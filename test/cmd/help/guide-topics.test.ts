@@ -29,7 +29,14 @@ const commandNames = new Set(commands.map((command) => command.name()));
 describe('the help topics', () => {
   it('are listed by pets help and in every topic list', () => {
     expect(HELP_TOPICS).toEqual(
-      expect.arrayContaining(['config', 'rate-limits', 'json', 'exit-codes', 'environment']),
+      expect.arrayContaining([
+        'config',
+        'batches',
+        'rate-limits',
+        'json',
+        'exit-codes',
+        'environment',
+      ]),
     );
   });
 
