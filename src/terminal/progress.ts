@@ -60,7 +60,7 @@ const TICK_MS = 1_000;
 // a burst of the quota the server grants at once, and a wait is not sending.
 const RATE_WINDOW_MS = 10_000;
 // The key's quota is read from the shared state at most this often.
-const QUOTA_READ_MS = 1_000;
+const QUOTA_READ_MS = 250;
 
 /** Draws the progress line on a terminal's stderr, at most ten times a second. */
 export class ProgressLine {

@@ -79,11 +79,46 @@ export const SANDBOX: Shape = {
   fields: ['baseUrl', 'key', 'plan', 'rpm', 'rpd', 'profile'],
 };
 
+export const PLAN: Shape = {
+  name: 'Plan',
+  fields: [
+    'dryRun',
+    'file',
+    'format',
+    'profile',
+    'baseUrl',
+    'journal',
+    'records',
+    'invalid',
+    'quota',
+    'estimate',
+    'command',
+  ],
+  about:
+    'add --file --dry-run: records is PlanRecords (null for none read); invalid is ' +
+    '[{"line":N,"problem":"…"}, …]; estimate is {"seconds":N,"endsAt":ISO} or null when no ' +
+    'limit is known; command runs the plan for real',
+};
+
+export const PLAN_RECORDS: Shape = {
+  name: 'PlanRecords',
+  fields: ['total', 'valid', 'invalid', 'toSend', 'created', 'unknown', 'failedBefore'],
+  about: 'records, not lines; created, unknown and failedBefore are what the journal holds',
+};
+
+export const PLAN_QUOTA: Shape = {
+  name: 'PlanQuota',
+  fields: ['known', 'limit', 'remaining', 'resetAt', 'windowSeconds', 'blockedUntil', 'asked'],
+  about:
+    'known is "window", "unlimited" or "unknown"; asked is true when one GET was sent to ' +
+    'learn it',
+};
+
 /** What each command with JSON output prints on stdout (cmd/shared/json-output.ts lists them). */
 export const STDOUT: Readonly<Record<string, string>> = {
   list: '[Pet, …], the server\u2019s array; [] when there are none',
   get: 'one id: Pet; several ids, or - for ids on stdin: NDJSON of Line',
-  add: 'Pet, as created; with --file: NDJSON of Line',
+  add: 'Pet, as created; with --file: NDJSON of Line; and --dry-run: Plan',
   quota: 'Quota',
   api: 'the body of the answer, as the server sent it',
   'auth status': 'AuthStatus',
@@ -126,6 +161,7 @@ export const STDERR_KINDS: ReadonlyArray<{
   {
     kind: 'notice',
     codes: {
+      plan: { fields: [], when: 'a batch on a terminal starts: its plan in one line' },
       stopped: { fields: ['resume'], when: 'a batch stopped early; resume is the command' },
       unknown_outcomes: { fields: ['resume'], when: 'creates that may or may not have happened' },
       paste_key: { fields: [], when: 'auth login --with-key with a terminal on stdin' },
@@ -217,7 +253,7 @@ messages are for people.
 stdout
 ${commands}
 
-${[PET, BATCH_LINE, LINE_ERROR, QUOTA, AUTH_STATUS, PROFILE, SANDBOX].map((one) => shape(one)).join('\n')}
+${[PET, BATCH_LINE, LINE_ERROR, QUOTA, AUTH_STATUS, PROFILE, SANDBOX, PLAN, PLAN_RECORDS, PLAN_QUOTA].map((one) => shape(one)).join('\n')}
 
 stderr: each line is one object, its one key saying what it is
 ${shape({ ...ERROR, name: '{"error":{…}}' })}

@@ -303,13 +303,11 @@ async function importRecords(
 
 /** What to do about records whose create may have happened: check, then send them again. */
 function unknownAdvice(options: BatchOptions): [string, NoticeFields] {
-  if (options.retryUnknown)
-    return ['Check the unknown ones with `pets list`.', { code: 'unknown_outcomes' }];
   const again = resumeCommand({ ...options, retryUnknown: true });
-  return [
-    `Check the unknown ones with \`pets list\`; to send them again anyway: ${again}`,
-    { code: 'unknown_outcomes', resume: again },
-  ];
+  const message = options.retryUnknown
+    ? 'Check the unknown ones with `pets list`.'
+    : `Check the unknown ones with \`pets list\`; to send them again anyway: ${again}`;
+  return [message, { code: 'unknown_outcomes', resume: again }];
 }
 
 /** The last words of a run: what became of the records, and how to go on. */

@@ -165,6 +165,6 @@ export function planJson(plan: BatchPlan, nowMs: number): Record<string, unknown
       ms === undefined
         ? null
         : { seconds: Math.ceil(ms / 1000), endsAt: new Date(nowMs + ms).toISOString() },
-    resume: resumeCommand(options),
+    command: resumeCommand(options),
   };
 }

@@ -7,6 +7,9 @@ import {
   ERROR,
   LINE_ERROR,
   PET,
+  PLAN,
+  PLAN_QUOTA,
+  PLAN_RECORDS,
   PROFILE,
   QUOTA,
   SANDBOX,
@@ -70,7 +73,18 @@ describe('pets help json', () => {
     expect(Object.keys(STDOUT).sort()).toEqual([...JSON_COMMANDS].sort());
     const page = (await runMain(['help', 'json'], {})).stdout;
     for (const command of JSON_COMMANDS) expect(page).toContain(`pets ${command} `);
-    for (const shape of [PET, BATCH_LINE, LINE_ERROR, QUOTA, AUTH_STATUS, PROFILE, SANDBOX]) {
+    for (const shape of [
+      PET,
+      BATCH_LINE,
+      LINE_ERROR,
+      QUOTA,
+      AUTH_STATUS,
+      PROFILE,
+      SANDBOX,
+      PLAN,
+      PLAN_RECORDS,
+      PLAN_QUOTA,
+    ]) {
       expect(page).toContain(`  ${shape.name}: {`);
     }
     for (const { kind, codes } of STDERR_KINDS) {
@@ -118,6 +132,16 @@ describe('pets help json', () => {
     for (const field of STDERR_KINDS.find((k) => k.kind === 'summary')!.codes.batch!.fields) {
       expect(summary).toHaveProperty(field);
     }
+  });
+
+  it('gives the plan add --file --dry-run prints', async () => {
+    const file = join(tempDir('pets-help-json-'), 'plan.ndjson');
+    writeFileSync(file, '{"name":"A","categoryId":1}\n{"name":"","categoryId":1}\n');
+    const result = await runMain(['add', '--file', file, '--dry-run', '--json'], apiEnv(sandbox));
+    const plan = JSON.parse(result.stdout) as Record<string, unknown>;
+    expectShape(plan, PLAN);
+    expectShape(plan.records, PLAN_RECORDS);
+    expectShape(plan.quota, PLAN_QUOTA);
   });
 
   it('gives the shapes quota, auth status and the profile commands print', async () => {

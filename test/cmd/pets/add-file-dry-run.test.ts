@@ -87,6 +87,22 @@ describe('pets add --file --dry-run', () => {
       asked: false,
     });
     expect(plan.estimate).toMatchObject({ seconds: 0 });
+    expect(plan.command).toBe(
+      `pets --profile staging add --file ${more} --journal ${path}.pets-journal`,
+    );
     expect(result.stderr).toBe('');
+  });
+  it('reads records from stdin without a journal, as nothing will be sent', async () => {
+    const result = await runMain(['add', '--file', '-', '--dry-run', '--json'], env, {
+      stdin: '{"name":"A","categoryId":1}\n{"name":""}\n{"name":"C","categoryId":3}\n',
+    });
+    expect(result.code).toBe(1);
+    expect(posts()).toBe(0);
+    const plan = parseJson(result.stdout) as {
+      records: Record<string, number>;
+      invalid: Array<{ line: number }>;
+    };
+    expect(plan.records).toMatchObject({ total: 3, valid: 2, invalid: 1, toSend: 2 });
+    expect(plan.invalid.map((record) => record.line)).toEqual([2]);
   });
 });
