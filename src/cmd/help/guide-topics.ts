@@ -70,14 +70,17 @@ export const RATE_LIMITS_TOPIC = `Rate limits
     minute or per day, is the one obeyed.
   - Processes on one key share what they know, in $PETS_CONFIG_DIR/state/ (one file
     per key and API origin, written under a lock): together they never send more
-    than Remaining. The file holds a fingerprint of the key, never the key.
+    than Remaining. The file holds a fingerprint of the key, never the key. When
+    the folder cannot be written, a batch refuses to start (exit 1), naming it and
+    why; a short command goes on with a one-line warning.
   - A batch that needs more than a window spreads its sends, so that a short command
     on the same key (pets list in a loop) still finds budget.
   - Retry-After, in seconds or as an HTTP date, is obeyed exactly. Without one, a
     429 waits for Reset when the window is used up, else backs off with jitter.
   - Reset and dates are read against the server's Date header: a skewed local clock
-    never makes pets send early. When Reset cannot be read, pets never sends past
-    Remaining 0.
+    never makes pets send early. Reset may be a time in seconds or milliseconds, or
+    seconds from now. When it cannot be read at all, pets still stops at Remaining
+    0, waits a minute, then sends one request to learn the new window.
   - The IETF draft's RateLimit and RateLimit-Policy fields, and the older
     RateLimit-Limit, -Remaining and -Reset, are read too.
 
@@ -136,9 +139,11 @@ How long a batch waits
   window and five minutes for clocks. A next send further away than that (a daily
   quota used up, a ban, a Retry-After of hours) stops the batch at once with exit 5,
   saying the day and time it may resume: a person should choose when to go on, and a
-  machine left waiting for hours tends to sleep, lose its network or be closed.
-  --max-wait <s> caps the batch's total waiting instead. It never sends into a known
-  block.
+  machine left waiting for hours tends to sleep, lose its network or be closed. A
+  ban stops a batch at once, however short. --max-wait <s> caps the batch's waiting
+  in all instead (--max-wait 86400 waits out a daily quota). It never sends into a
+  known block. On the free plan (60 per minute), 300 records take one command and
+  about five minutes.
 
 Progress
 
@@ -150,13 +155,16 @@ Progress
 
 The journal: at most once per record
 
-  --journal (default <file>.pets-journal; needed for stdin) is written ahead: before
-  a create leaves, its intent is in the journal and synced to disk; its outcome
-  follows when the answer comes. A run killed at any moment leaves each record
-  created, failed or unknown (a create that may have reached the server), never to
-  be sent twice. Records are known by their content, so lines inserted, removed or
-  reordered in the file repeat nothing. A journal belongs to one profile, address
-  and key; another is refused (exit 2). One run at a time holds a journal.
+  --journal (default <file>.pets-journal; needed for stdin, but not by a dry run) is
+  written ahead: before a create leaves, its intent is in the journal and synced to
+  disk; its outcome follows when the answer comes. A run killed at any moment leaves
+  each record created, failed or unknown (a create that may have reached the
+  server), never to be sent twice. Records are known by their content, so lines
+  inserted, removed or reordered in the file repeat nothing. A journal belongs to
+  one profile, address and key; another is refused (exit 2). One run at a time holds
+  a journal, however it is named. A write or sync that fails (a full disk) stops all
+  sending at once (exit 1), and the resume never sends again a record whose intent
+  reached the file.
 
 Stopping and resuming
 
