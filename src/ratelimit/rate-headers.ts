@@ -109,6 +109,18 @@ function resetNumber(text: string | undefined): number | undefined {
 const near = (atMs: number, serverNowMs: number) =>
   Math.abs(atMs - serverNowMs) <= MAX_RESET_DISTANCE_MS;
 
+// Date and a Reset in seconds are each cut to the second, so a Reset may read up to this much
+// before the server's now while the window it names is still the current one.
+const RESET_ROUNDING_MS = 2_000;
+
+/**
+ * Whether a Reset names the end of a window the server is in: near its now, and not past.
+ * A Reset well before the server's own Date names no window: at Remaining 0 it would let a
+ * request go at once, into the block.
+ */
+const currentReset = (atMs: number, serverNowMs: number) =>
+  near(atMs, serverNowMs) && atMs >= serverNowMs - RESET_ROUNDING_MS;
+
 /**
  * X-RateLimit-Reset as a moment on the server's clock, read by its magnitude against the
  * server's now (from its Date): a Unix time in seconds (the contract's form), or in
@@ -247,7 +259,7 @@ export function readRateHeaders(
   // More remaining than the limit is a broken header, not information.
   if (parsed.limit !== undefined && parsed.remaining > parsed.limit) return result;
   const limit = parsed.limit ?? parsed.remaining;
-  const resetOk = parsed.resetAtMs !== undefined && near(parsed.resetAtMs, serverNowMs);
+  const resetOk = parsed.resetAtMs !== undefined && currentReset(parsed.resetAtMs, serverNowMs);
   result.window = resetOk
     ? { limit, remaining: parsed.remaining, resetAtMs: parsed.resetAtMs! - offsetMs }
     : // Remaining still counts; the window ends, as far as pets knows, when one has surely

@@ -143,15 +143,23 @@ describe('readRateHeaders', () => {
     expect(delta.window?.resetAtMs).toBe(NOW + 30_000);
   });
 
+  it('a Reset a second before the Date is the rounding of one cut to the second: read', () => {
+    const headers = { date: date(NOW), ...xRateLimit('60', '0', String(NOW / 1000 - 1)) };
+    expect(readRateHeaders(headers, NOW).window?.resetAtMs).toBe(NOW - 1000);
+  });
+
   it.each([
     ['Reset 0 (the epoch)', '0'],
     ['Reset ten days away', String(NOW / 1000 + 10 * 86_400)],
     ['no Reset', undefined],
     ['a Reset of words', 'soon'],
     ['a negative Reset', '-30'],
+    ['a Reset an hour before the Date', String(NOW / 1000 - 3600)],
+    ['a Reset three seconds before the Date', String(NOW / 1000 - 3)],
   ])('%s: Remaining still counts, until a window has surely passed', (_case, reset) => {
     for (const remaining of [0, 5]) {
-      expect(readRateHeaders(xRateLimit('60', String(remaining), reset), NOW).window).toEqual({
+      const headers = { date: date(NOW), ...xRateLimit('60', String(remaining), reset) };
+      expect(readRateHeaders(headers, NOW).window).toEqual({
         limit: 60,
         remaining,
         resetAtMs: NOW + UNREADABLE_RESET_WAIT_MS,

@@ -19,6 +19,7 @@ const FORMS: readonly HeaderStyle[] = [
   'x-delta',
   'x-ms',
   'ietf',
+  'x-past',
   'x-garbage',
   'x-absent',
 ];

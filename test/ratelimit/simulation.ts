@@ -190,11 +190,19 @@ export function tokenBucket(capacity: number, refillMs: number): LimitModel {
 /**
  * How the server writes its headers. X-RateLimit-Reset comes in the forms servers use: a Unix
  * time in seconds (the contract's, 'x-ratelimit'), seconds from now ('x-delta'), a Unix time
- * in milliseconds ('x-ms'), words ('x-garbage'), or not at all ('x-absent'); or the IETF
+ * in milliseconds ('x-ms'), an hour in the past ('x-past'), words ('x-garbage'), or not at all
+ * ('x-absent'); or the IETF
  * draft's fields, current ('ietf') and earlier ('ietf-earlier').
  */
 export type HeaderStyle =
-  'x-ratelimit' | 'x-delta' | 'x-ms' | 'x-garbage' | 'x-absent' | 'ietf' | 'ietf-earlier';
+  | 'x-ratelimit'
+  | 'x-delta'
+  | 'x-ms'
+  | 'x-past'
+  | 'x-garbage'
+  | 'x-absent'
+  | 'ietf'
+  | 'ietf-earlier';
 
 /** The styles whose Reset tells when the window ends. */
 export const RESET_READABLE: readonly HeaderStyle[] = [
@@ -273,6 +281,7 @@ export function strictServer(
       'x-ratelimit': String(seconds(resetAtMs)),
       'x-delta': String(untilReset),
       'x-ms': String(Math.ceil(resetAtMs)),
+      'x-past': String(seconds(now) - 3600),
       'x-garbage': 'soon',
       'x-absent': undefined,
     }[options.style];
