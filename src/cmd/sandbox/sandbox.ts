@@ -1,5 +1,6 @@
 import { PLAN_NAMES, type PlanName } from '../../sandbox/plans.js';
 import { UsageError } from '../../core/errors.js';
+import { keyProblem } from '../../config/key-check.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import type { SandboxAnswer } from '../../sandbox/index.js';
 import {
@@ -89,6 +90,9 @@ export const sandboxCommand: CommandModule = {
       )
       .action(async (flags: SandboxFlags) => {
         const session = getSession();
+        // The key is saved as a profile's: one every other command would refuse is refused here.
+        const problem = flags.key === undefined ? undefined : keyProblem(flags.key);
+        if (problem) throw new UsageError(`--key ${problem}; the sandbox did not start`);
         const { startSandbox } = await import('../../sandbox/index.js');
         // One line per request for a person watching; none in a pipe, with --quiet or --json.
         const log =

@@ -58,3 +58,20 @@ describe('the sandbox log', () => {
     expect(json.stderr).not.toMatch(/GET \/v1\/pets/);
   });
 });
+
+describe('the sandbox key', () => {
+  it('refuses a --key every other command would refuse, with exit 2, and saves nothing', async () => {
+    const dir = tempConfigDir();
+    const captured = captureIo({});
+    const deps = createDeps({
+      signal: new AbortController().signal,
+      io: captured,
+      env: { PETS_CONFIG_DIR: dir, NO_COLOR: '1' },
+    });
+    const code = await main(['node', 'pets', 'sandbox', '--key', 'abc'], deps);
+    expect(code).toBe(2);
+    expect(captured.err()).toContain('--key is 3 characters long');
+    expect(captured.err()).toContain('the sandbox did not start');
+    expect(captured.out()).toBe('');
+  });
+});
