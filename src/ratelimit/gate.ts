@@ -64,6 +64,9 @@ export interface GateOptions {
 /** Why a wait ends early: this process learnt something (a constant, not an error). */
 const WAKE = Symbol('wake');
 
+/** How long a go may wait to be acted on (its request's beforeSend) before it is asked again. */
+const STALE_GO_MS = 1_000;
+
 /** How often a request waiting for another process's first answer looks again. */
 export const LEARNING_POLL_MS = 25;
 
@@ -159,12 +162,30 @@ export class RateGate {
       await run?.();
     };
     for (let attempt = 1; ; attempt++) {
-      const id = await this.reserve(request, attempt, () => (beforeSend ? announce : undefined));
+      const id = await this.reserve(request, attempt);
       let response: HttpResponse;
       try {
         if (request.stopSending?.aborted) {
           this.sent--;
           throw new InterruptedError();
+        }
+        if (beforeSend) {
+          // Let go: what must precede the send (a journal's intent, synced) is done now, not
+          // before the wait, so that a request that waited and never left did nothing.
+          const letGoAt = this.options.clock.now();
+          await announce();
+          if (request.stopSending?.aborted) {
+            this.sent--;
+            throw new InterruptedError();
+          }
+          // A go is good for the moment it was given: one that took long to act on (a slow
+          // disk) may now fall in another window, or past its claim. Ask again.
+          if (this.options.clock.now() - letGoAt > STALE_GO_MS) {
+            this.sent--;
+            this.change((state) => releaseSend(state, id));
+            attempt--;
+            continue;
+          }
         }
         response = await this.options.send(request);
       } catch (error) {
@@ -224,11 +245,7 @@ export class RateGate {
    * Waits until the policy lets this request go, asking again after every wait, and returns
    * its claim. Refuses (exit 5) a wait that --max-wait cannot cover.
    */
-  private async reserve(
-    request: HttpRequest,
-    attempt: number,
-    beforeSend: () => (() => Promise<void>) | undefined,
-  ): Promise<string> {
+  private async reserve(request: HttpRequest, attempt: number): Promise<string> {
     this.asking++;
     let asking = true;
     // Counted out (and as sent) the moment it goes, before any other request of this
@@ -240,7 +257,7 @@ export class RateGate {
       return id;
     };
     try {
-      return await this.reserveAsking(request, attempt, went, beforeSend);
+      return await this.reserveAsking(request, attempt, went);
     } finally {
       if (asking) this.asking--;
     }
@@ -250,7 +267,6 @@ export class RateGate {
     request: HttpRequest,
     attempt: number,
     went: (id: string) => string,
-    beforeSend: () => (() => Promise<void>) | undefined,
   ): Promise<string> {
     const id = `${this.claimPrefix}.${this.claims++}`;
     for (;;) {
@@ -259,14 +275,6 @@ export class RateGate {
       const now = this.options.clock.now();
       const count = this.asking + this.backlog;
       const demand = { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
-      // Before its claim is taken, a request that may go now runs what must precede its send
-      // (a batch's journal intent, synced), then asks again: so a request that waited and
-      // never left did nothing, and the claim is taken just before the send, on a fresh go.
-      const announce = beforeSend();
-      if (announce && this.wouldGo(now, id, demand)) {
-        await announce();
-        continue;
-      }
       const ahead = this.takeReserved(now);
       if (ahead !== undefined) return went(ahead);
       const ids = [id];
@@ -315,13 +323,6 @@ export class RateGate {
       const notice = { reason: WAIT_WORDS[decision.reason], attempt, maxAttempts: MAX_ATTEMPTS };
       await this.pause(waitMs, notice, request, true);
     }
-  }
-
-  /** Whether this request would go now, as the state reads (without the lock, taking nothing). */
-  private wouldGo(now: number, id: string, demand: Parameters<typeof decideSends>[4]): boolean {
-    const state = this.safeRead();
-    if (this.reserved.length > 0 && ampleBudget(state, now)) return true;
-    return decideSends(state, now, [id], now + this.options.claimMs, demand).go;
   }
 
   /**
