@@ -103,11 +103,7 @@ describe('two runs racing for one journal', () => {
     async () => {
       for (let trial = 0; trial < RACES; trial++) {
         const random = seededRandom(1_000 + trial);
-        const { server, input, env } = await setUp(
-          `K${trial}-`,
-          60,
-          () => 20 + random() * 40,
-        );
+        const { server, input, env } = await setUp(`K${trial}-`, 60, () => 20 + random() * 40);
         try {
           const first = start(['add', '--file', input, '-q'], env);
           await until(() => server.created.length >= 1 + Math.floor(random() * 20));
