@@ -141,6 +141,27 @@ describe('the resume command', () => {
   });
 });
 
+describe('a dry run', () => {
+  it('sends no POST, counted by the server, and leaves the work for the real run', async () => {
+    const dir = tempDir('pets-dry-e2e-');
+    const input = join(dir, 'dry.csv');
+    const names = Array.from({ length: 25 }, (_, i) => `Dry ${i}`);
+    writeFileSync(input, `name,categoryId\n${names.map((name) => `${name},1`).join('\n')}\n`);
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    const posts = () => sandbox.requestLog.filter((entry) => entry.method === 'POST').length;
+    const before = posts();
+
+    const dry = await runBinary(['add', '--file', input, '--dry-run', '--json'], env);
+    expect(dry.code).toBe(0);
+    expect(posts()).toBe(before);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ records: { total: 25, toSend: 25 } });
+
+    const real = await runBinary(['add', '--file', input, '-q'], env);
+    expect(real.code).toBe(0);
+    expect(posts()).toBe(before + 25);
+  });
+});
+
 /** Runs a command line as a shell does, without blocking the sandbox in this process. */
 async function runShell(
   line: string,
