@@ -140,6 +140,11 @@ export interface QuotaWindow {
   resetAtMs: number;
   /** How long a window lasts: inferred from Reset, or seen between two windows. */
   lengthMs: number;
+  /**
+   * The length was read from a window already under way and fits no usual length: the window
+   * lasts at least this long, maybe longer, and so may the work.
+   */
+  lengthIsLowerBound?: boolean;
 }
 
 /** What is known of the key's quota when the plan is made. */
@@ -198,8 +203,14 @@ export function quotaOutlook(
       : {};
   const quota = state?.quota;
   if (quota && quota.resetAtMs > nowMs) {
-    const lengthMs = known.windowMs ?? inferWindowMs(quota.resetAtMs, nowMs);
-    return { kind: 'window', window: { ...quota, lengthMs }, asked, ...blocked };
+    if (known.windowMs !== undefined) {
+      return { kind: 'window', window: { ...quota, lengthMs: known.windowMs }, asked, ...blocked };
+    }
+    const lengthMs = inferWindowMs(quota.resetAtMs, nowMs);
+    const window: QuotaWindow = USUAL_WINDOWS.includes(lengthMs)
+      ? { ...quota, lengthMs }
+      : { ...quota, lengthMs, lengthIsLowerBound: true };
+    return { kind: 'window', window, asked, ...blocked };
   }
   if (quota && known.windowMs !== undefined) {
     const window = {

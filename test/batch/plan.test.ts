@@ -59,6 +59,30 @@ describe('the quota estimate', () => {
     expect(inferWindowMs(now + 86_400_000, now)).toBe(86_400_000);
   });
 
+  it('says when a length read from a window under way is only a lower bound', () => {
+    // 18 s left of a window whose length no answer has told: 18 s or more.
+    const partial = quotaOutlook(
+      { quota: { limit: 10, remaining: 0, resetAtMs: now + 18_000 } },
+      now,
+    );
+    expect(partial.window).toMatchObject({ lengthMs: 18_000, lengthIsLowerBound: true });
+    // A minute's worth left reads as a minute; a length seen between two resets is known.
+    const minute = quotaOutlook(
+      { quota: { limit: 10, remaining: 0, resetAtMs: now + 58_000 } },
+      now,
+    );
+    expect(minute.window?.lengthIsLowerBound).toBeUndefined();
+    const seen = quotaOutlook(
+      { quota: { limit: 10, remaining: 0, resetAtMs: now + 18_000 } },
+      now,
+      {
+        windowMs: 30_000,
+      },
+    );
+    expect(seen.window).toMatchObject({ lengthMs: 30_000 });
+    expect(seen.window?.lengthIsLowerBound).toBeUndefined();
+  });
+
   it('300 records at 60 a minute take the four windows after this one: 5 min', () => {
     const outlook = quotaOutlook(
       { quota: { limit: 60, remaining: 59, resetAtMs: now + 60_000 } },

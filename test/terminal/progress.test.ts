@@ -46,6 +46,25 @@ describe('the progress line', () => {
     expect(end.etaMs).toBeLessThan(1_000);
   });
 
+  it('lets the ETA fall no faster than time while a window read mid-way runs out', async () => {
+    // 35 records at 10 per 20 s, the window 2 s old when first read: its length reads as 18 s,
+    // then 17, 16… Read anew each second, the ETA fell 3 s a second (the hostile tester's
+    // 54, 51, 48…); the longest length read is kept instead.
+    const clock = fakeClock();
+    const start = clock.now();
+    const state = { quota: { limit: 10, remaining: 0, resetAtMs: start + 18_000 } };
+    const line = new ProgressLine(captureIo().stderr, clock);
+    line.start({ total: 35, toSend: 35 }, () => state);
+    for (let i = 0; i < 10; i++) line.advance({ kind: 'created', sent: true });
+    const first = line.stats().etaMs!;
+    // 25 left: the 18 s left of this window, then two more windows of at least 18 s.
+    expect(first).toBe(18_000 + 18_000 * 2);
+    for (let second = 1; second <= 6; second++) {
+      await clock.sleep(1_000);
+      expect(line.stats().etaMs).toBe(first - second * 1_000);
+    }
+  });
+
   it('leaves skipped records out of the rate, and counts them as done', async () => {
     const clock = fakeClock();
     const io = captureIo();

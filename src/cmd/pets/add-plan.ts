@@ -38,10 +38,15 @@ const WINDOW_NAMES: Record<number, string> = {
   86_400_000: 'day',
 };
 
-/** `60 per minute`, `1000 per day`, `20 per 65 s`. */
-export function perWindow(limit: number, lengthMs: number): string {
+/** `60 per minute`, `1000 per day`, `20 per 65 s`; `10 per 12 s or more` for a lower bound. */
+export function perWindow(limit: number, lengthMs: number, lowerBound = false): string {
   const name = WINDOW_NAMES[lengthMs];
-  return `${limit} per ${name ?? formatDuration(lengthMs)}`;
+  return `${limit} per ${name ?? formatDuration(lengthMs)}${lowerBound ? ' or more' : ''}`;
+}
+
+/** `about 5 min`; `at least 48 s` where the window's length is only a lower bound. */
+function estimate(quota: QuotaOutlook, ms: number): string {
+  return `${quota.window?.lengthIsLowerBound ? 'at least' : 'about'} ${formatDuration(ms)}`;
 }
 
 /** What the quota makes of `count` creates, in a few words. */
@@ -49,10 +54,10 @@ function quotaWords(quota: QuotaOutlook, count: number, nowMs: number): string[]
   if (quota.kind === 'unlimited') return ['no rate limit stated'];
   const window = quota.window;
   if (!window) return ['quota not known yet'];
-  const words = [perWindow(window.limit, window.lengthMs)];
+  const words = [perWindow(window.limit, window.lengthMs, window.lengthIsLowerBound)];
   const ms = timeUnderQuotaMs(quota, count, nowMs);
   if (ms !== undefined && count > 0) {
-    words.push(ms < 1_000 ? 'within the quota left' : `about ${formatDuration(ms)}`);
+    words.push(ms < 1_000 ? 'within the quota left' : estimate(quota, ms));
   }
   return words;
 }
@@ -112,7 +117,7 @@ function quotaField(quota: QuotaOutlook, nowMs: number): string {
   const window = quota.window;
   if (!window) return `not known yet${quota.asked ? '' : ' (the first answer tells)'}`;
   return (
-    `${perWindow(window.limit, window.lengthMs)}, ${window.remaining} left until ` +
+    `${perWindow(window.limit, window.lengthMs, window.lengthIsLowerBound)}, ${window.remaining} left until ` +
     `${clockTime(window.resetAtMs, nowMs)} (the server states one window at a time: ` +
     'a daily quota shows once it is the tighter)'
   );
@@ -124,7 +129,7 @@ function timeField(plan: BatchPlan, nowMs: number): string {
   const ms = timeUnderQuotaMs(plan.quota, count, nowMs);
   if (ms === undefined) return 'not known: as fast as the server answers';
   if (ms < 1_000) return 'at once: the window has room for every create';
-  return `about ${formatDuration(ms)}, at the least the quota allows (until ${clockTime(nowMs + ms, nowMs)})`;
+  return `${estimate(plan.quota, ms)}, at the least the quota allows (until ${clockTime(nowMs + ms, nowMs)})`;
 }
 
 /** --dry-run's report with --json: numbers and ISO times. */
