@@ -46,18 +46,3 @@ export function forEachLine(
   }
   return { size: position, torn: kept };
 }
-
-/** How many whole lines of the file open at `fd` begin with `prefix`. */
-export function countLinesStarting(fd: number, prefix: string): number {
-  const bytes = Buffer.from(prefix);
-  let count = 0;
-  forEachLine(fd, (line, start, end) => {
-    if (
-      end - start >= bytes.length &&
-      line.compare(bytes, 0, bytes.length, start, start + bytes.length) === 0
-    ) {
-      count++;
-    }
-  });
-  return count;
-}

@@ -13,7 +13,7 @@ import { JournalError, UsageError, type ErrorJson } from '../core/errors.js';
 import { fileLock, type Release } from '../core/file-lock.js';
 import { parseJson, stringifyJson } from '../json/int64-json.js';
 import { scanEntry } from './journal-entry.js';
-import { countLinesStarting, forEachLine } from './journal-lines.js';
+import { forEachLine } from './journal-lines.js';
 import { RecordIndex, type PreviousRecord } from './record-index.js';
 
 // The journal of `pets add --file`: NDJSON, appended to, never rewritten.
@@ -75,10 +75,6 @@ const FILE_IO: JournalIo = {
 };
 
 const HEADER_VERSION = 2;
-// How an intent's line begins. Each record's first entry is an intent, so counting them bounds
-// the records: the index is then allocated once, rather than grown by doubling, which leaves
-// as much again in dead arrays until a full collection.
-const INTENT_START = '{"i":';
 const TORN_INTENT_START = '{"i":"';
 // A file system runs out of room a block at a time: an entry that would cross a block's end
 // starts on the next block, after blank padding, so that a full disk leaves padding torn, not
@@ -242,7 +238,7 @@ export function openJournal(path: string, target: JournalTarget, io: JournalIo =
   const tornPrefixes: string[] = [];
   let records: RecordIndex;
   try {
-    records = new RecordIndex(countLinesStarting(fd, INTENT_START));
+    records = new RecordIndex();
     let header: Record<string, unknown> | undefined;
     let entries = 0;
     const holdUnknown = (name: string) => {
