@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { RESET_READABLE, caseFor, simulate, type HeaderStyle } from './simulation.js';
-import { expectSafeRun } from './expect-safe-run.js';
+import { expectSafeRun, expectTimelyRun } from './expect-safe-run.js';
 
 // Seeds 1..SEEDS of each form run in CI; RESET_SEED_BASE moves the range to explore others.
 const SEEDS = Number(process.env.RESET_SEEDS ?? 400);
@@ -45,12 +45,6 @@ describe.each(FORMS)('Reset written as %s, simulated', (form) => {
       RESET_READABLE.includes(form) &&
       !(options.name.startsWith('sliding') && form !== 'x-ratelimit');
     if (!timed) return;
-    const noLimitMs =
-      (Math.ceil(options.requests / (options.processes * options.workersPerProcess)) + 1) *
-      report.maxLatencyMs;
-    const dateResolutionMs = 1_000 * (options.skewMs === 0 ? 1 : Math.max(1, report.leastWaits));
-    expect(report.elapsedMs, context).toBeLessThanOrEqual(
-      1.05 * report.leastMs + noLimitMs + dateResolutionMs,
-    );
+    expectTimelyRun(report, options, context);
   });
 });

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { caseFor, simulate } from './simulation.js';
-import { expectSafeRun } from './expect-safe-run.js';
+import { expectSafeRun, expectTimelyRun } from './expect-safe-run.js';
 
 // Seeds 1..SEEDS run in CI; SIM_SEED_BASE moves the range to explore others locally.
 const SEEDS = 400;
@@ -25,17 +25,6 @@ describe('the rate gate on strict servers, simulated', () => {
     const report = await simulate(options);
     const context = `${options.name}: ${JSON.stringify(report)}`;
     expectSafeRun(report, options.requests, context);
-    // As fast as the limit allows: within 1.05× of the least time, plus what the requests
-    // take with no limit at all (round trips, one at a time per worker, and the first
-    // request's, which learns the window before the others follow), plus the second that
-    // the server's Date leaves unknown: once, or, when the server's clock is not this one,
-    // at each wait, until answers on both sides of its tick have told its clock closely.
-    const noLimitMs =
-      (Math.ceil(options.requests / (options.processes * options.workersPerProcess)) + 1) *
-      report.maxLatencyMs;
-    const dateResolutionMs = 1_000 * (options.skewMs === 0 ? 1 : Math.max(1, report.leastWaits));
-    expect(report.elapsedMs, context).toBeLessThanOrEqual(
-      1.05 * report.leastMs + noLimitMs + dateResolutionMs,
-    );
+    expectTimelyRun(report, options, context);
   });
 });
