@@ -81,8 +81,8 @@ export class ProgressLine {
   /** The window's length, as seen between two windows' resets. */
   private windowMs?: number;
   private lastResetAtMs?: number;
-  /** The longest window read from a Reset so far. */
-  private longestWindowMs?: number;
+  /** The window's length as first read from a Reset, until two resets tell it (windowMs). */
+  private firstWindowMs?: number;
 
   constructor(
     private readonly stderr: Output,
@@ -180,14 +180,12 @@ export class ProgressLine {
     if (left === undefined || left === 0) return undefined;
     const state = this.readQuota(now);
     // A length read from a window under way can only come out short, and shorter with every
-    // second of it: the longest read so far is kept, so that the ETA never falls faster than
-    // time (a length inferred anew each second made it fall 3 s a second on 35 records at 10
-    // per 20 s). Once two resets have been seen, the length between them is known.
-    let outlook = quotaOutlook(state, now, { windowMs: this.windowMs ?? this.longestWindowMs });
-    if (outlook.window && this.windowMs === undefined) {
-      this.longestWindowMs = Math.max(this.longestWindowMs ?? 0, outlook.window.lengthMs);
-      outlook = quotaOutlook(state, now, { windowMs: this.longestWindowMs });
-    }
+    // second of it: the first one read is kept, so that the ETA never falls faster than time
+    // (a length inferred anew each second made it fall 3 s a second on 35 records at 10 per
+    // 20 s). Once two resets have been seen, the length between them is known.
+    const outlook = quotaOutlook(state, now, { windowMs: this.windowMs ?? this.firstWindowMs });
+    if (outlook.window && this.windowMs === undefined)
+      this.firstWindowMs ??= outlook.window.lengthMs;
     const quotaMs = timeUnderQuotaMs(outlook, left, now);
     if (quotaMs !== undefined && quotaMs > 0) return Math.max(quotaMs, waitMs ?? 0);
     if (rate > 0) return Math.max((left / rate) * 1000, waitMs ?? 0);
