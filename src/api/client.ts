@@ -1,5 +1,6 @@
 import {
   AuthError,
+  ForbiddenError,
   NotFoundError,
   PetsError,
   RequestFailedError,
@@ -7,16 +8,18 @@ import {
 } from '../core/errors.js';
 import { redact } from '../core/redact.js';
 import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
-import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
+import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
 import type { ApiTarget } from '../config/resolve-target.js';
 import type { GateState } from '../ratelimit/policy.js';
 import type { NewPet, Pet, PetStatus } from './contract.js';
 import { withCreateOutcome } from './create-outcome.js';
-import { ContractViolation, readErrorBody, readPet, readPets } from './validate.js';
+import { ContractViolation, parseErrorBody, readPet, readPets } from './validate.js';
 
 /** Where requests go and as whom: the resolved profile. */
 export interface PetsApiOptions {
   target: ApiTarget;
+  /** Every secret of the run, redacted from the server's words; by default the key alone. */
+  secrets?: Iterable<string>;
   send: HttpSender;
   userAgent: string;
   now: () => number;
@@ -34,6 +37,8 @@ export interface PetsApiOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   stopSending?: AbortSignal;
+  /** The run has stopped: nothing more is let go or retried (see HttpRequest). */
+  halted?: AbortSignal;
   /** Runs when the request is let go, just before it is sent (see HttpRequest). */
   beforeSend?: () => Promise<void>;
 }
@@ -84,7 +89,8 @@ export class PetsApi {
   /** A failure says whether the pet may have been created (create-outcome.ts). */
   async createPet(pet: NewPet, options: CallOptions = {}): Promise<Pet> {
     try {
-      const { body, url } = await this.call('POST', '/pets', pet, options);
+      const request = createPetRequest(pet);
+      const { body, url } = await this.call(request.method, request.path, request.body, options);
       return this.checked('POST', url, () => readPet(body));
     } catch (error) {
       throw withCreateOutcome(error, pet);
@@ -115,26 +121,42 @@ export class PetsApi {
     request: { method: HttpMethod; path: string; headers: Record<string, string>; body?: string },
     options: CallOptions = {},
   ): Promise<{ url: string; response: HttpResponse }> {
+    const url = joinUrl(this.options.target.baseUrl, request.path);
+    const response = await this.send(request.method, url, request.body, options, request.headers);
+    return { url, response };
+  }
+
+  /**
+   * Sends one request with the headers every request carries: the caller's may add to them
+   * or replace them, but never the key's.
+   */
+  private send(
+    method: HttpMethod,
+    url: string,
+    body: string | undefined,
+    options: CallOptions,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<HttpResponse> {
     const { target, userAgent } = this.options;
-    const url = joinUrl(target.baseUrl, request.path);
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': userAgent,
-      ...request.headers,
+      ...extraHeaders,
       authorization: `Bearer ${target.apiKey}`,
     };
-    if (request.body !== undefined && !('content-type' in headers)) {
+    if (body !== undefined && !('content-type' in headers)) {
       headers['content-type'] = 'application/json';
     }
-    const response = await this.options.send({
-      method: request.method,
+    return this.options.send({
+      method,
       url,
       headers,
-      body: request.body,
+      body,
       signal: options.signal,
       stopSending: options.stopSending,
+      beforeSend: options.beforeSend,
+      halted: options.halted,
     });
-    return { url, response };
   }
 
   /** The error a non-2xx answer means, as every command reports it. */
@@ -149,33 +171,21 @@ export class PetsApi {
     options: CallOptions,
     say: { notFound?: string } = {},
   ) {
-    const { target, userAgent } = this.options;
-    const url = joinUrl(target.baseUrl, path);
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      authorization: `Bearer ${target.apiKey}`,
-      'user-agent': userAgent,
-    };
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-    const response = await this.options.send({
-      method,
-      url,
-      headers,
-      body: payload === undefined ? undefined : stringifyJson(payload),
-      signal: options.signal,
-      stopSending: options.stopSending,
-      beforeSend: options.beforeSend,
-    });
+    const url = joinUrl(this.options.target.baseUrl, path);
+    const requestBody = payload === undefined ? undefined : stringifyJson(payload);
+    const response = await this.send(method, url, requestBody, options);
     if (response.status < 200 || response.status > 299) {
       throw this.errorFor(method, url, response, say);
     }
-    const body = this.checked(method, url, () => parseJson(response.text));
+    // Redacted before anything reads it: a table cuts a long name short, and a key cut short
+    // would no longer be found in its output.
+    const body = this.checked(method, url, () => parseJson(this.redacted(response.text)));
     return { body, url, response };
   }
 
-  /** `text` from the server without this run's key, should the server echo it. */
+  /** `text` from the server without the run's secrets, should the server echo one. */
   private redacted(text: string): string {
-    return redact(text, [this.options.target.apiKey]);
+    return redact(text, this.options.secrets ?? [this.options.target.apiKey]);
   }
 
   /** Runs a contract check, turning a violation into exit 7 that names the request. */
@@ -241,6 +251,18 @@ export class PetsApi {
         hint: 'Try again later.',
       });
     }
+    if (status === 403) {
+      // A key the server refuses: every other request would meet the same.
+      return new ForbiddenError(
+        code ?? 'forbidden',
+        `${request}: the server refused this key (403)${detail ? `: ${detail}` : ''}`,
+        {
+          status,
+          detail,
+          hint: "Check the key's standing with the API's provider, or use another key.",
+        },
+      );
+    }
     if (status >= 300 && status < 400) {
       const location = headerValue(response.headers, 'location');
       return new ServerError(
@@ -261,17 +283,12 @@ export class PetsApi {
   }
 }
 
-function parseErrorBody(text: string) {
-  let body: JsonValue;
-  try {
-    body = parseJson(text);
-  } catch {
-    return undefined;
-  }
-  return readErrorBody(body);
+/** Joins a base URL that may or may not end in a slash with an absolute API path. */
+/** The request that creates `pet`: what createPet sends, and what `add --dry-run` shows. */
+export function createPetRequest(pet: NewPet): { method: 'POST'; path: string; body: NewPet } {
+  return { method: 'POST', path: '/pets', body: pet };
 }
 
-/** Joins a base URL that may or may not end in a slash with an absolute API path. */
 export function joinUrl(baseUrl: string, path: string): string {
   return baseUrl.replace(/\/+$/, '') + path;
 }

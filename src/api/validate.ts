@@ -1,4 +1,4 @@
-import type { JsonValue } from '../json/int64-json.js';
+import { parseJson, type JsonValue } from '../json/int64-json.js';
 import { isPetStatus, toInt64, type ApiErrorBody, type Pet } from './contract.js';
 
 /** A response that does not match the contract; `path` locates the bad value (e.g. `$[3].id`). */
@@ -54,4 +54,15 @@ export function readErrorBody(value: JsonValue): ApiErrorBody | undefined {
     return undefined;
   }
   return { code, message, status };
+}
+
+/** The Error body in a response's text, or undefined when it is not JSON or not one. */
+export function parseErrorBody(text: string) {
+  let body: JsonValue;
+  try {
+    body = parseJson(text);
+  } catch {
+    return undefined;
+  }
+  return readErrorBody(body);
 }

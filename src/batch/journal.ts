@@ -1,5 +1,6 @@
 import {
   closeSync,
+  existsSync,
   fdatasync,
   fstatSync,
   ftruncateSync,
@@ -10,7 +11,7 @@ import {
 } from 'node:fs';
 import { toInt64 } from '../api/contract.js';
 import { JournalError, UsageError, type ErrorJson } from '../core/errors.js';
-import { fileLock, type Release } from '../core/file-lock.js';
+import { describeHolder, fileLock, renewLeases, type Release } from '../core/file-lock.js';
 import { parseJson, stringifyJson } from '../json/int64-json.js';
 import { scanEntry } from './journal-entry.js';
 import { forEachLine } from './journal-lines.js';
@@ -39,6 +40,8 @@ export interface JournalTarget {
   key: string;
   profile: string;
   baseUrl: string;
+  /** The key as pets shows it everywhere, **** and its last 4 characters, for messages. */
+  keyHint?: string;
 }
 
 export type { PreviousRecord };
@@ -75,6 +78,7 @@ const FILE_IO: JournalIo = {
 };
 
 const HEADER_VERSION = 2;
+const HEADER_START = '{"journal":';
 const TORN_INTENT_START = '{"i":"';
 // A file system runs out of room a block at a time: an entry that would cross a block's end
 // starts on the next block, after blank padding, so that a full disk leaves padding torn, not
@@ -82,35 +86,60 @@ const TORN_INTENT_START = '{"i":"';
 const BLOCK_BYTES = 4096;
 
 function describeTarget(target: JournalTarget): string {
-  return `profile "${target.profile}" at ${target.baseUrl} (key ${target.key.slice(0, 8)}…)`;
+  // A journal written before keyHint was recorded names its key by **** alone.
+  const key = typeof target.keyHint === 'string' ? target.keyHint : '****';
+  return `profile "${target.profile}" at ${target.baseUrl} (key ${key})`;
 }
 
-/** Opens `path` for appending, refusing what is not a plain file the run can write. */
-function openForAppend(path: string): number {
+/**
+ * Opens `path` for appending (or only for reading), refusing what is not a plain file the run
+ * can use, and the input itself: opened this way, nothing in the file changes.
+ */
+function openFile(path: string, forWriting: boolean, input: string | undefined): number {
   let fd: number;
   try {
-    fd = openSync(path, 'a+', 0o600);
+    fd = openSync(path, forWriting ? 'a+' : 'r', 0o600);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
-    throw new UsageError(`the journal ${path} cannot be written (${code})`, {
-      hint: 'Give a writable file with --journal <path>; nothing was sent.',
-    });
+    throw new UsageError(
+      `the journal ${path} cannot be ${forWriting ? 'written' : 'read'} (${code})`,
+      {
+        hint: 'Give a writable file with --journal <path>; nothing was sent.',
+      },
+    );
   }
-  const stat = fstatSync(fd);
-  if (!stat.isFile()) {
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) {
+      throw new UsageError(`the journal ${path} is not a regular file`, {
+        hint: 'Give a file with --journal <path>; nothing was sent.',
+      });
+    }
+    if (input !== undefined && sameFile(stat, input)) {
+      throw new UsageError(`the journal ${path} is the input itself`, {
+        hint: 'Give the journal a file of its own: --journal <new path>; nothing was sent.',
+      });
+    }
+    if (forWriting) refuseHardLink(path, stat.nlink);
+  } catch (error) {
     closeSync(fd);
-    throw new UsageError(`the journal ${path} is not a regular file`, {
-      hint: 'Give a file with --journal <path>; nothing was sent.',
-    });
+    throw error;
   }
-  refuseHardLink(path, stat.nlink, fd);
   return fd;
 }
 
+function sameFile(opened: { dev: number; ino: number }, other: string): boolean {
+  try {
+    const stat = statSync(other);
+    return stat.ino === opened.ino && stat.dev === opened.dev;
+  } catch {
+    return false;
+  }
+}
+
 /** A file with two names would take a lock under each: one journal, one name. */
-function refuseHardLink(path: string, links: number, fd?: number): void {
+function refuseHardLink(path: string, links: number): void {
   if (links <= 1) return;
-  if (fd !== undefined) closeSync(fd);
   throw new UsageError(`the journal ${path} has ${links} names (hard links)`, {
     hint: 'Two runs through two names could send records twice: remove the other names, or give a fresh journal with --journal <path>; nothing was sent.',
   });
@@ -132,50 +161,102 @@ function tornIntent(line: string): { name: string } | { prefix: string } | undef
   return quote === -1 ? { prefix: rest } : { name: rest.slice(0, quote) };
 }
 
+/** What a journal file holds, read once from its start. */
 interface Replayed {
   /** Bytes in the file. */
   size: number;
   /** Bytes after the last newline: a line torn by a crash or a full disk, or 0. */
   torn: number;
+  /** False for an empty file, or one holding only the start of a header torn by a crash. */
+  started: boolean;
+  records: RecordIndex;
+  /** The written part of record names whose intents a tear cut short: each holds its records. */
+  tornPrefixes: string[];
 }
 
-/** Reads the journal's entries, keeping nothing of a line once it is read. */
-function replay(
-  fd: number,
-  onHeader: (header: Record<string, unknown>) => void,
-  onEntry: (entry: Record<string, unknown>) => void,
-  onUnreadable: (line: string) => void,
-): Replayed {
-  let lineNumber = 0;
-  const read = (line: string) => {
-    lineNumber++;
-    const trimmed = line.trim();
-    if (!trimmed) return;
-    let value: unknown = scanEntry(trimmed);
-    if (value === undefined) {
-      try {
-        value = parseJson(trimmed);
-      } catch {
-        onUnreadable(trimmed);
-        return;
-      }
-    }
-    if (typeof value !== 'object' || value === null) return;
-    const entry = value as Record<string, unknown>;
-    if (lineNumber === 1 && 'journal' in entry) onHeader(entry);
-    else onEntry(entry);
-  };
-  const { size, torn } = forEachLine(fd, (bytes, start, end) =>
-    read(bytes.toString('utf8', start, end)),
-  );
-  // The torn line is read as the others are: what it may say counts. With no line before it,
-  // it is the header's start, and says nothing of a record.
-  if (torn > 0 && size > torn) {
+/** Reads each line of the file, keeping nothing of a line once it is read. */
+function forEachEntry(fd: number, read: (line: string, first: boolean) => void) {
+  let lines = 0;
+  const { size, torn } = forEachLine(fd, (bytes, start, end) => {
+    read(bytes.toString('utf8', start, end), lines === 0);
+    // A long replay holds the event loop: the journal's lease is renewed as it goes.
+    if (++lines % 65_536 === 0) renewLeases();
+  });
+  // The torn line is read as the others are: what it may say counts.
+  if (torn > 0) {
     const tail = Buffer.alloc(torn);
     readSync(fd, tail, 0, torn, size - torn);
-    read(tail.toString('utf8'));
+    read(tail.toString('utf8'), lines === 0);
   }
   return { size, torn };
+}
+
+/**
+ * Reads the journal at `fd` for `target`: each record's last word. A file that is not a pets
+ * journal (no header of this format on its first line), or one of another target, is refused
+ * with exit 2 before anything is written to it.
+ */
+function replay(fd: number, path: string, target: JournalTarget): Replayed {
+  const records = new RecordIndex();
+  const tornPrefixes: string[] = [];
+  let header: Record<string, unknown> | undefined;
+  const holdUnknown = (name: string) => {
+    if (!records.has(name)) records.set(name, { outcome: 'unknown' });
+  };
+  const read = (line: string, first: boolean) => {
+    const trimmed = line.trim();
+    if (first) {
+      header = parseHeader(trimmed);
+      return;
+    }
+    if (!trimmed) return;
+    let entry: unknown = scanEntry(trimmed);
+    try {
+      entry ??= parseJson(trimmed);
+    } catch {
+      const intent = tornIntent(trimmed);
+      if (intent && 'name' in intent) holdUnknown(intent.name);
+      else if (intent) tornPrefixes.push(intent.prefix);
+      return;
+    }
+    if (typeof entry !== 'object' || entry === null) return;
+    const { i, o } = entry as Record<string, unknown>;
+    if (typeof i === 'string') holdUnknown(i);
+    else if (typeof o === 'string') {
+      const previous = revive(entry as Record<string, unknown>);
+      if (previous) records.set(o, previous);
+    }
+  };
+  const { size, torn } = forEachEntry(fd, read);
+  // An empty file, or a header a crash cut short: it says nothing of a record.
+  const started = !(size === 0 || (size === torn && isTornHeader(readHead(fd, size))));
+  if (started) checkTarget(path, header, target);
+  return { size, torn, started, records, tornPrefixes };
+}
+
+function parseHeader(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith(HEADER_START)) return undefined;
+  try {
+    const header = parseJson(line);
+    return typeof header === 'object' && header !== null
+      ? (header as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `text`, a whole file with no newline, is the start of a header that a crash cut. */
+function isTornHeader(text: string): boolean {
+  return text.length < HEADER_START.length
+    ? HEADER_START.startsWith(text)
+    : text.startsWith(HEADER_START);
+}
+
+function readHead(fd: number, size: number): string {
+  const head = Buffer.alloc(Math.min(size, HEADER_START.length));
+  readSync(fd, head, 0, head.length, 0);
+  return head.toString('utf8');
 }
 
 function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
@@ -197,13 +278,57 @@ function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
   }
 }
 
+/** What earlier runs left in a journal, as the engine and the plan ask it. */
+function view(replayed: Replayed): Pick<Journal, 'records' | 'previous'> {
+  const { records, tornPrefixes } = replayed;
+  const heldByTear = (record: string): PreviousRecord | undefined =>
+    tornPrefixes.some((prefix) => record.startsWith(prefix)) ? { outcome: 'unknown' } : undefined;
+  return {
+    records: records.size,
+    previous: (record) =>
+      records.get(record) ?? (tornPrefixes.length > 0 ? heldByTear(record) : undefined),
+  };
+}
+
+/** Where the journal may be opened from, and what it must not be. */
+export interface JournalPlace {
+  /** The run's input file, which the journal must not be. */
+  input?: string;
+  io?: JournalIo;
+}
+
 /**
- * Opens (or starts) the journal at `path` for `target`, holding its lock for this run. A
- * journal of another target, one in use by a live process, or one with two names is refused
- * (exit 2). A journal that cannot be written is exit 1, before anything is sent.
+ * Reads the journal at `path` for a dry run: opened read-only, not locked, and left exactly as
+ * it is. A journal that does not exist reads as empty. Refused (exit 2) as `openJournal`
+ * refuses: what is not a pets journal, one of another target, the input itself.
  */
-export function openJournal(path: string, target: JournalTarget, io: JournalIo = FILE_IO): Journal {
-  const fd = openForAppend(path);
+export function readJournal(
+  path: string,
+  target: JournalTarget,
+  place: JournalPlace = {},
+): Pick<Journal, 'records' | 'previous'> {
+  if (!existsSync(path))
+    return view({ size: 0, torn: 0, started: false, records: new RecordIndex(), tornPrefixes: [] });
+  const fd = openFile(path, false, place.input);
+  try {
+    return view(replay(fd, path, target));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Opens (or starts) the journal at `path` for `target`, holding its lock for this run. What is
+ * not a pets journal, a journal of another target, one in use by a live process, one with two
+ * names, and the input itself are refused (exit 2) with the file untouched. A journal that
+ * cannot be written is exit 1, before anything is sent.
+ */
+export function openJournal(
+  path: string,
+  target: JournalTarget,
+  place: JournalPlace = {},
+): Journal {
+  const fd = openFile(path, true, place.input);
   let release: Release;
   try {
     release = lockJournal(path, fd);
@@ -211,8 +336,46 @@ export function openJournal(path: string, target: JournalTarget, io: JournalIo =
     closeSync(fd);
     throw error;
   }
+  try {
+    const replayed = replay(fd, path, target);
+    const writer = journalWriter(
+      fd,
+      path,
+      replayed.started ? replayed.size : 0,
+      place.io ?? FILE_IO,
+    );
+    if (!replayed.started) {
+      if (replayed.size > 0) ftruncateSync(fd, 0);
+      writer.write(`${JSON.stringify({ journal: HEADER_VERSION, ...target })}\n`);
+    } else if (replayed.torn > 0) {
+      // A torn line is kept, what it says counted; the next entry starts on its own line.
+      writer.write('\n');
+    }
+    return {
+      path,
+      ...view(replayed),
+      intend: (record, line) => writer.write(`${stringifyJson({ i: record, line })}\n`),
+      durable: writer.durable,
+      settle: (record, line, entry) =>
+        writer.write(`${stringifyJson({ o: record, line, ...entry })}\n`),
+      close() {
+        closeSync(fd);
+        release();
+      },
+    };
+  } catch (error) {
+    release();
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/**
+ * Appends to the journal at `fd`, which holds `written` bytes: each entry whole or the run
+ * stops, never across a block's end, and synced for all who wait by one fdatasync.
+ */
+function journalWriter(fd: number, path: string, written: number, io: JournalIo) {
   let failure: JournalError | undefined;
-  let written = 0;
   /** Writes all of `text`, or ends every later write and send. */
   const write = (text: string) => {
     if (failure) throw failure;
@@ -235,55 +398,6 @@ export function openJournal(path: string, target: JournalTarget, io: JournalIo =
     }
   };
 
-  const tornPrefixes: string[] = [];
-  let records: RecordIndex;
-  try {
-    records = new RecordIndex();
-    let header: Record<string, unknown> | undefined;
-    let entries = 0;
-    const holdUnknown = (name: string) => {
-      if (!records.has(name)) records.set(name, { outcome: 'unknown' });
-    };
-    const { size, torn } = replay(
-      fd,
-      (found) => (header = found),
-      (entry) => {
-        entries++;
-        if (typeof entry.i === 'string') holdUnknown(entry.i);
-        else if (typeof entry.o === 'string') {
-          const previous = revive(entry);
-          if (previous) records.set(entry.o, previous);
-        }
-      },
-      (line) => {
-        const intent = tornIntent(line);
-        if (!intent) return;
-        entries++;
-        if ('name' in intent) holdUnknown(intent.name);
-        else tornPrefixes.push(intent.prefix);
-      },
-    );
-    written = size;
-    if (header) checkTarget(path, header, target);
-    else if (entries > 0) {
-      throw new UsageError(`the journal ${path} was written by an older pets, without a target`, {
-        hint: 'Check with `pets list` what it created, then start a fresh journal: --journal <new path>.',
-      });
-    } else if (size === torn) {
-      // Empty, or a header torn before its end: nothing that names a record.
-      if (size > 0) ftruncateSync(fd, 0);
-      written = 0;
-      write(`${JSON.stringify({ journal: HEADER_VERSION, ...target })}\n`);
-    }
-    // A torn line is kept, what it says counted above; the next entry starts on its own line.
-    if (header && torn > 0) write('\n');
-  } catch (error) {
-    release();
-    closeSync(fd);
-    throw error;
-  }
-
-  const index = records;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
   const startSync = (): Promise<void> => {
@@ -300,42 +414,24 @@ export function openJournal(path: string, target: JournalTarget, io: JournalIo =
     running = sync;
     return sync;
   };
-  const heldByTear = (record: string): PreviousRecord | undefined =>
-    tornPrefixes.some((prefix) => record.startsWith(prefix)) ? { outcome: 'unknown' } : undefined;
-
-  return {
-    path,
-    records: index.size,
-    previous: (record) =>
-      index.get(record) ?? (tornPrefixes.length > 0 ? heldByTear(record) : undefined),
-    intend(record, line) {
-      write(`${stringifyJson({ i: record, line })}\n`);
-    },
-    async durable() {
-      if (failure) throw failure;
-      if (!running) await startSync();
-      else {
-        // A sync under way may have begun before this caller's intent was written: the next
-        // one covers it, and everyone who asks meanwhile shares it.
-        queued ??= running
-          .catch(() => undefined)
-          .then(() => {
-            queued = undefined;
-            return startSync();
-          });
-        await queued;
-      }
-      // A write that failed while this caller waited stops its send too.
-      if (failure) throw failure;
-    },
-    settle(record, line, entry) {
-      write(`${stringifyJson({ o: record, line, ...entry })}\n`);
-    },
-    close() {
-      closeSync(fd);
-      release();
-    },
+  const durable = async () => {
+    if (failure) throw failure;
+    if (!running) await startSync();
+    else {
+      // A sync under way may have begun before this caller's intent was written: the next
+      // one covers it, and everyone who asks meanwhile shares it.
+      queued ??= running
+        .catch(() => undefined)
+        .then(() => {
+          queued = undefined;
+          return startSync();
+        });
+      await queued;
+    }
+    // A write that failed while this caller waited stops its send too.
+    if (failure) throw failure;
   };
+  return { write, durable };
 }
 
 /**
@@ -346,7 +442,9 @@ function lockJournal(path: string, fd: number): Release {
   const lock = fileLock(path);
   let taken: ReturnType<typeof lock.tryTake>;
   try {
-    taken = lock.tryTake();
+    // A run in another PID namespace (a container) is watched until its lease is seen renewed
+    // or lapses: at most a few seconds, and only then.
+    taken = lock.takeUnlessLive();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new UsageError(`the journal's lock ${lock.lockPath} cannot be written (${code})`, {
@@ -354,7 +452,7 @@ function lockJournal(path: string, fd: number): Release {
     });
   }
   if (typeof taken !== 'function') {
-    const who = taken.holder === undefined ? '' : ` (process ${taken.holder})`;
+    const who = taken.holder === undefined ? '' : ` (${describeHolder(taken)})`;
     throw new UsageError(`the journal ${path} is in use by another pets${who}`, {
       hint:
         taken.holder === undefined
@@ -365,8 +463,7 @@ function lockJournal(path: string, fd: number): Release {
   // The name may have been moved to another file, or given a second name, meanwhile.
   try {
     const opened = fstatSync(fd);
-    const named = statSync(lock.lockPath.slice(0, -'.lock'.length));
-    if (opened.ino !== named.ino || opened.dev !== named.dev) {
+    if (!sameFile(opened, lock.lockPath.slice(0, -'.lock'.length))) {
       throw new UsageError(`the journal ${path} was replaced while it was being opened`, {
         hint: 'Run the command again; nothing was sent.',
       });
@@ -379,14 +476,26 @@ function lockJournal(path: string, fd: number): Release {
   return taken;
 }
 
-function checkTarget(path: string, header: Record<string, unknown>, target: JournalTarget): void {
-  const recorded: JournalTarget = {
-    origin: String(header.origin),
-    key: String(header.key),
-    profile: String(header.profile),
-    // A journal from before the base URL was recorded names its server by origin.
-    baseUrl: typeof header.baseUrl === 'string' ? header.baseUrl : String(header.origin),
-  };
+function checkTarget(
+  path: string,
+  header: Record<string, unknown> | undefined,
+  target: JournalTarget,
+): void {
+  const fields = ['origin', 'key', 'profile', 'baseUrl'] as const;
+  if (!header || !fields.every((field) => typeof header[field] === 'string')) {
+    throw new UsageError(`${path} is not a pets journal, so it was left as it is`, {
+      hint: 'Give --journal a new path, or the journal of an earlier run of this input; nothing was sent.',
+    });
+  }
+  if (header.journal !== HEADER_VERSION) {
+    throw new UsageError(
+      `the journal ${path} is in format ${String(header.journal)}; this pets reads format ${HEADER_VERSION}`,
+      {
+        hint: 'Resume it with the pets that wrote it, or start a fresh journal: --journal <new path>.',
+      },
+    );
+  }
+  const recorded = header as unknown as JournalTarget;
   if (recorded.origin === target.origin && recorded.key === target.key) return;
   throw new UsageError(
     `the journal ${path} belongs to ${describeTarget(recorded)}, not to ${describeTarget(target)}`,

@@ -56,6 +56,8 @@ export interface BatchOptions {
   format: InputFormat;
   /** --format, when given. */
   formatGiven?: InputFormat;
+  /** Whether `format` was read from the input's first bytes, neither given nor by extension. */
+  formatFromContent?: boolean;
   journal: string;
   /** --journal, when given. */
   journalGiven?: string;
@@ -64,6 +66,10 @@ export interface BatchOptions {
   /** --max-wait in seconds, when given. */
   maxWaitSeconds?: number;
   retryUnknown: boolean;
+  /** --new-run: send records that another journal of the target already holds. */
+  newRun?: boolean;
+  /** --json, --jq and --quiet, for the resume command. */
+  output?: { json: boolean; jq?: string; quiet: boolean };
 }
 
 export interface InvalidRecord {
@@ -171,21 +177,26 @@ const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-const USUAL_WINDOWS = [SECOND, MINUTE, HOUR, DAY];
 // Reset is stated in whole seconds: a window just begun may seem this much longer.
 const RESET_ROUNDING_MS = 1_000;
 
 /**
- * How long the window ending at `resetAtMs` lasts, as far as `now` can tell: at most as long
- * as the time left to its reset, read as the usual length it fits (a second, a minute, an
- * hour, a day) when it fits one closely, else as that time itself (a 65 s window).
+ * How long the window ending at `resetAtMs` lasts, as far as `now` can tell. The contract's
+ * plans count per minute and per day, so a window that resets within a minute is a minute,
+ * however far into it the run starts (a free-plan import begun mid-window says 60 per minute,
+ * not 60 per 35 s), and one that resets within a day and more than an hour from now is the
+ * day's. An hour that fits closely is an hour. Anything else is that time itself, and a lower
+ * bound (a 65 s window read 5 s in): only two resets seen can tell it better.
  */
 export function inferWindowMs(resetAtMs: number, nowMs: number): number {
   const left = Math.max(SECOND, resetAtMs - nowMs);
-  const usual = USUAL_WINDOWS.find((length) => left <= length + RESET_ROUNDING_MS);
-  if (usual !== undefined && left >= usual * 0.9) return usual;
+  if (left <= MINUTE + RESET_ROUNDING_MS) return MINUTE;
+  if (left >= HOUR * 0.9 && left <= HOUR + RESET_ROUNDING_MS) return HOUR;
+  if (left > HOUR && left <= DAY + RESET_ROUNDING_MS) return DAY;
   return Math.ceil(left / SECOND) * SECOND;
 }
+
+const USUAL_WINDOWS = [MINUTE, HOUR, DAY];
 
 /**
  * The quota as `state` tells it at `nowMs`. A window that has ended is taken as a new one

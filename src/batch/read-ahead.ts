@@ -13,96 +13,119 @@ export function readAhead<T>(
   look: (item: T) => boolean,
   onAhead: (count: number) => boolean,
 ): AsyncIterableIterator<T> {
-  const source = items[Symbol.asyncIterator]();
-  const buffer: T[] = [];
-  const counted: boolean[] = [];
-  let ahead = 0;
-  let wanted = true;
-  let engaged = false;
-  let done = false;
-  let failure: { error: unknown } | undefined;
-  let reading: Promise<void> | undefined;
-  let wake: (() => void) | undefined;
-  let roomMade: (() => void) | undefined;
-  let closed = false;
+  return new ReadAhead(items[Symbol.asyncIterator](), size, look, onAhead);
+}
 
-  const notify = () => {
-    wake?.();
-    wake = undefined;
-  };
+class ReadAhead<T> implements AsyncIterableIterator<T> {
+  /** Items read ahead and not yet taken, each with whether it counts. */
+  private readonly buffer: { item: T; counts: boolean }[] = [];
+  /** How many items in the buffer count. */
+  private ahead = 0;
+  /** Whether anybody still wants to hear of the items ahead (onAhead's last answer). */
+  private wanted = true;
+  /** Whether an item has counted yet: nothing is read ahead before one does. */
+  private engaged = false;
+  private done = false;
+  private closed = false;
+  private failure: { error: unknown } | undefined;
+  /** The background read, while it runs. */
+  private reading: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private roomMade: (() => void) | undefined;
 
-  const pump = async () => {
-    try {
-      while (!closed && wanted) {
-        if (buffer.length >= size) {
-          await new Promise<void>((resolve) => (roomMade = resolve));
-          continue;
-        }
-        const next = await source.next();
-        if (next.done || closed) {
-          done = true;
-          break;
-        }
-        const counts = look(next.value);
-        buffer.push(next.value);
-        counted.push(counts);
-        if (counts) wanted = onAhead(++ahead);
-        notify();
-      }
-    } catch (error) {
-      failure = { error };
-      done = true;
-    }
-    reading = undefined;
-    notify();
-  };
+  constructor(
+    private readonly source: AsyncIterator<T>,
+    private readonly size: number,
+    private readonly look: (item: T) => boolean,
+    private readonly onAhead: (count: number) => boolean,
+  ) {}
 
-  const direct = (): Promise<IteratorResult<T>> =>
-    source.next().then((next) => {
-      if (next.done) done = true;
-      else if (look(next.value) && wanted) {
-        engaged = true;
-        reading ??= pump();
+  next(): Promise<IteratorResult<T>> {
+    if (this.buffer.length > 0) return Promise.resolve(this.take());
+    if (this.failure) return Promise.reject(this.failure.error);
+    if (this.done) return Promise.resolve({ done: true, value: undefined });
+    // Before anything counts, or once nobody needs to know: the input as it is, no layer.
+    if (!this.reading && !(this.engaged && this.wanted)) return this.readOne();
+    return this.afterReadingAhead();
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.closed = true;
+    this.makeRoom();
+    // A read still waiting for input (a pipe kept open) must not hold up the consumer.
+    if (this.reading) void this.reading.then(() => this.source.return?.());
+    else await this.source.return?.();
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+
+  private take(): IteratorResult<T> {
+    const { item, counts } = this.buffer.shift()!;
+    if (counts) this.wanted = this.onAhead(--this.ahead);
+    this.makeRoom();
+    return { done: false, value: item };
+  }
+
+  private readOne(): Promise<IteratorResult<T>> {
+    return this.source.next().then((next) => {
+      if (next.done) this.done = true;
+      else if (this.look(next.value) && this.wanted) {
+        this.engaged = true;
+        this.reading ??= this.readAheadInBackground();
       }
       return next;
     });
+  }
 
-  const fromBuffer = async (): Promise<IteratorResult<T>> => {
-    for (;;) {
-      if (buffer.length > 0) {
-        const item = buffer.shift() as T;
-        if (counted.shift()) wanted = onAhead(--ahead);
-        roomMade?.();
-        roomMade = undefined;
-        return { done: false, value: item };
-      }
-      if (failure) throw failure.error;
-      if (done) return { done: true, value: undefined };
-      if (!reading) {
-        if (!engaged || !wanted) return direct();
-        reading = pump();
-      }
-      await new Promise<void>((resolve) => (wake = resolve));
+  /** The next item once the background read has one, or has stopped. */
+  private async afterReadingAhead(): Promise<IteratorResult<T>> {
+    this.reading ??= this.readAheadInBackground();
+    while (this.stillReading()) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
     }
-  };
+    return this.next();
+  }
 
-  const iterator: AsyncIterableIterator<T> = {
-    next(): Promise<IteratorResult<T>> {
-      // The common path, before anything counts or once nobody needs to know: no layer.
-      const plain = buffer.length === 0 && !reading && !failure && !done;
-      return plain && !(engaged && wanted) ? direct() : fromBuffer();
-    },
-    async return(): Promise<IteratorResult<T>> {
-      closed = true;
-      roomMade?.();
-      // A read still waiting for input (a pipe kept open) must not hold up the consumer.
-      if (reading) void reading.then(() => source.return?.());
-      else await source.return?.();
-      return { done: true, value: undefined };
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return iterator;
+  /** Whether the background read has yet to give the next item, or to stop. */
+  private stillReading(): boolean {
+    return this.buffer.length === 0 && this.reading !== undefined && !this.failure && !this.done;
+  }
+
+  private async readAheadInBackground(): Promise<void> {
+    try {
+      while (!this.closed && this.wanted) {
+        if (this.buffer.length >= this.size) {
+          await new Promise<void>((resolve) => (this.roomMade = resolve));
+          continue;
+        }
+        const next = await this.source.next();
+        if (next.done || this.closed) {
+          this.done = true;
+          break;
+        }
+        const counts = this.look(next.value);
+        this.buffer.push({ item: next.value, counts });
+        if (counts) this.wanted = this.onAhead(++this.ahead);
+        this.notify();
+      }
+    } catch (error) {
+      this.failure = { error };
+      this.done = true;
+    }
+    this.reading = undefined;
+    this.notify();
+  }
+
+  private notify(): void {
+    this.wake?.();
+    this.wake = undefined;
+  }
+
+  private makeRoom(): void {
+    this.roomMade?.();
+    this.roomMade = undefined;
+  }
 }

@@ -1,3 +1,5 @@
+import { followAbort } from '../core/abort.js';
+
 /**
  * Runs `work` over a stream of items with at most `concurrency` in flight and hands the
  * results to `emit` in input order. Memory stays flat: an item is read only when there is
@@ -16,9 +18,10 @@ export interface BatchRun<I, R> {
   /**
    * Returns the item's result; throws to end the run with no result for this item. Called
    * for the items in input order, so that what it does before its first await (such as
-   * naming an item by those before it) sees them in that order.
+   * naming an item by those before it) sees them in that order. `halted` aborts when the run
+   * stops (`stop`, or a result's or an error's stop): from then on nothing more is sent.
    */
-  work(item: I): Promise<WorkResult<R>>;
+  work(item: I, halted: AbortSignal): Promise<WorkResult<R>>;
   emit(item: I, result: R): void;
   /**
    * The result of an item the run stopped before doing: one whose work threw, and every item
@@ -59,6 +62,13 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
     roomMade?.();
   };
   const stopping = () => stoppedBy !== undefined || batch.stop?.aborted === true;
+  // One stop for the whole run: the items under way send nothing more once it is decided.
+  const halt = followAbort([batch.stop]);
+  const stopWith = (reason: unknown) => {
+    if (stoppedBy !== undefined) return;
+    stoppedBy = reason;
+    halt.abort(reason);
+  };
 
   // Reading is shared by the workers but must not overlap: one next() at a time.
   let reading: Promise<unknown> = Promise.resolve();
@@ -83,12 +93,12 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
     for (let taken = await take(); taken; taken = await take()) {
       const { seq, item } = taken;
       try {
-        const outcome = await batch.work(item);
+        const outcome = await batch.work(item, halt.signal);
         finished[seq % window] = { item, result: outcome.result };
-        if (outcome.stop !== undefined) stoppedBy ??= outcome.stop;
+        if (outcome.stop !== undefined) stopWith(outcome.stop);
       } catch (error) {
         finished[seq % window] = { item, result: batch.notDone?.(item) };
-        stoppedBy ??= error;
+        stopWith(error);
       }
       emitReady();
     }
@@ -104,6 +114,7 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
       }
     }
   } finally {
+    halt.dispose();
     await iterator.return?.();
   }
   emitReady();

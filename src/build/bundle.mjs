@@ -25,79 +25,7 @@ const require = createRequire(import.meta.url);
 const outdir = join(root, 'dist');
 const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
-// Parts of dependencies that pets never runs but that would load at start-up.
-const stubs = [
-  {
-    // undici's HTTP/2 client loads http2, tls and crypto; pets's Agent sets allowH2: false
-    // (src/http/transport.ts), so this is never called.
-    importer: /[\\/]undici[\\/]/,
-    path: /^\.\/client-h2\.js$/,
-    contents: "module.exports = () => { throw new Error('pets does not use HTTP/2'); };",
-  },
-  {
-    // undici takes two things from http, which would load its client and server:
-    // IncomingMessage, to recognise one as a request body (pets sends strings), and the
-    // default header size, which pets passes to its Agent instead (src/http/transport.ts).
-    importer: /[\\/]undici[\\/]/,
-    path: /^node:http$/,
-    contents: 'module.exports = { IncomingMessage: class IncomingMessage {} };',
-  },
-  {
-    // undici checks its own invariants with assert(value), which loads node:assert and its
-    // error formatting. The same check, without them.
-    importer: /[\\/]undici[\\/]/,
-    path: /^node:assert$/,
-    contents: `module.exports = function assert(value, message) {
-      if (!value) throw Object.assign(new Error(message ?? 'undici: assertion failed'), { code: 'ERR_ASSERTION' });
-    };`,
-  },
-  {
-    // undici builds a search tree of some 250 header names as it loads (3 ms, more than the
-    // rest of a request's header handling), to give a response's header names as interned
-    // strings. Without it, undici lower-cases each name itself: the same names.
-    importer: /[\\/]undici[\\/]/,
-    path: /^\.\/tree$/,
-    contents: 'module.exports = { tree: { lookup: () => undefined } };',
-  },
-  {
-    // undici ships its HTTP parser (WebAssembly) as base64 in JavaScript, twice: with SIMD
-    // and without. Both strings would sit in undici's file and its compile cache; the build
-    // writes the bytes beside it instead (see below), and the parser reads the one it needs.
-    importer: /[\\/]undici[\\/]/,
-    path: /^\.\.\/llhttp\/llhttp(_simd)?-wasm\.js$/,
-    // In the single executable (src/build/executable.mjs) the same bytes are its assets.
-    contents: (path) => `const sea = require('node:sea');
-      module.exports = sea.isSea()
-        ? Buffer.from(sea.getAsset('vendor/${wasmFile(path)}'))
-        : require('node:fs').readFileSync(require('node:path').join(__dirname, '${wasmFile(path)}'));`,
-  },
-  {
-    // commander needs child_process only for executable subcommands, which pets has none of.
-    importer: /[\\/]commander[\\/]/,
-    path: /^node:child_process$/,
-    contents:
-      "module.exports = { spawn: (...args) => require('node:child_process').spawn(...args) };",
-  },
-  {
-    // cli-table3 measures cells with an old string-width of its own; it gets the one pets
-    // measures with (src/output/table.ts), so that a table is laid out by one width function.
-    importer: /[\\/]cli-table3[\\/]/,
-    path: /^string-width$/,
-    contents: "module.exports = require('string-width').default;",
-  },
-  {
-    // chalk asks supports-color about the terminal (loading tty and os); pets always passes
-    // chalk a level of its own (src/output/color.ts).
-    importer: /[\\/]chalk[\\/]/,
-    path: /^#supports-color$/,
-    contents: 'export default { stdout: false, stderr: false };',
-  },
-];
-
-/** The file beside undici's bundle for one of its parser modules: llhttp_simd.wasm, say. */
-function wasmFile(module) {
-  return module.replace(/^.*\//, '').replace(/-wasm\.js$/, '.wasm');
-}
+import { stubs, wasmFile } from './stubs.mjs';
 
 // Dependencies with a file of their own, each loaded through the module of pets that names
 // its exports: named, since a default export would not survive the trip through CommonJS.
@@ -109,14 +37,19 @@ const vendors = [
   { name: 'jq', entry: 'src/output/jq-engine.ts' },
   // Only a run that asks a question loads it (src/terminal/prompt.ts).
   { name: 'inquirer', entry: 'src/terminal/inquirer.ts' },
+  // Only a run with a rate store shared by machines loads it (src/ratelimit/redis-store.ts).
+  { name: 'ioredis', entry: 'src/ratelimit/ioredis.ts' },
 ];
 
 // Packages whose ES build finds its files through import.meta.url, which a CommonJS bundle
 // lacks: their CommonJS build is bundled instead, which uses __dirname.
 const commonJsBuilds = new Map([['jq-wasm', createRequire(import.meta.url).resolve('jq-wasm')]]);
 
+/** The stubs that matched an import: one that matched none means its package has moved on. */
+const stubsUsed = new Set();
+
 /**
- * Stubs the parts above, and leaves to other files what `external` maps (a module's resolved
+ * Stubs the parts in stubs.mjs, and leaves to other files what `external` maps (a module's resolved
  * path to the file that holds it), as a require() relative to `outfile`.
  */
 function linker(outfile, external) {
@@ -124,11 +57,12 @@ function linker(outfile, external) {
     name: 'pets-linker',
     setup(pluginBuild) {
       stubs.forEach((stub, index) => {
-        pluginBuild.onResolve({ filter: stub.path }, (args) =>
-          stub.importer.test(args.importer)
-            ? { path: `${index} ${args.path}`, namespace: 'pets-stub' }
-            : undefined,
-        );
+        const importer = new RegExp(`[\\\\/]node_modules[\\\\/]${stub.package}[\\\\/]`);
+        pluginBuild.onResolve({ filter: stub.path }, (args) => {
+          if (!importer.test(args.importer)) return undefined;
+          stubsUsed.add(index);
+          return { path: `${index} ${args.path}`, namespace: 'pets-stub' };
+        });
       });
       pluginBuild.onResolve({ filter: /^jq-wasm$/ }, (args) => ({
         path: commonJsBuilds.get(args.path),
@@ -219,12 +153,25 @@ const mainInputs = await bundle(
   { __PETS_FILE_HASHES__: JSON.stringify(fileHashes) },
 );
 // main.js may share only stateless helpers with cli-stack.js, for the same reason.
-const shared = new Set(['src/core/version.ts', 'src/config/paths.ts', 'src/runtime/fd-output.ts']);
+const shared = new Set([
+  'src/core/version.ts',
+  'src/core/stop-signals.ts',
+  'src/config/paths.ts',
+  'src/runtime/fd-output.ts',
+  'src/output/mode.ts',
+]);
 const copied = mainInputs.filter(
   (input) => input.startsWith('src/') && stackInputs.includes(input) && !shared.has(input),
 );
 if (copied.length > 0) throw new Error(`main.js and cli-stack.js would both hold ${copied}`);
 await bundle('src/sandbox/index.ts', join(outdir, 'sandbox/index.js'), vendorFiles);
+const unused = stubs.filter((_, index) => !stubsUsed.has(index));
+if (unused.length > 0) {
+  throw new Error(
+    `no import matched the stubs for ${unused.map((stub) => `${stub.package} ${stub.path}`)}: ` +
+      'the package has changed; see src/build/stubs.mjs',
+  );
+}
 
 mkdirSync(join(outdir, 'vendor/build'));
 writeFileSync(

@@ -60,6 +60,10 @@ writeFileSync(
     main: join(root, 'src/build/executable-main.cjs'),
     output: blob,
     disableExperimentalSEAWarning: true,
+    // A native tool has no door for other code: NODE_OPTIONS (`--require`, `--inspect`) is
+    // ignored, and SIGUSR1, which would start Node's inspector in a running pets, does not.
+    execArgv: ['--disable-sigusr1'],
+    execArgvExtension: 'none',
     assets,
   }),
 );

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { packageVersion } from '../core/version.js';
+import { jsonOutput } from '../output/mode.js';
 import { apiCommand } from './api/api.js';
 import { authCommand } from './auth/auth.js';
 import { completionCommand } from './completion/completion.js';
@@ -50,8 +51,7 @@ export function buildProgram(deps: Deps, state: RunState): Command {
       writeOut: (text) => deps.io.stdout.write(text),
       // Usage shown for a missing command; under --json, main reports it as a JSON error.
       writeErr: (text) => {
-        const { json, jq } = program.opts<GlobalOptions>();
-        if (!json && jq === undefined) deps.io.stderr.write(text);
+        if (!jsonOutput(program.opts<GlobalOptions>())) deps.io.stderr.write(text);
       },
       // main prints usage errors itself, in text or JSON, with the exit code of the contract.
       outputError: () => {},

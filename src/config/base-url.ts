@@ -57,6 +57,15 @@ function withV1(href: string): string {
   return /\/v\d+$/.test(href) ? href.replace(/\/v\d+$/, '/v1') : `${href}/v1`;
 }
 
+/** The host (and port) people know a base URL by; the text itself when it is no URL. */
+export function hostOf(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return baseUrl;
+  }
+}
+
 /**
  * The API's origin as one name per server: scheme, host and port, with every loopback name
  * (localhost, 127.0.0.0/8, ::1) one host, since they reach the same server and key.

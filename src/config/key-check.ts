@@ -10,6 +10,13 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
  */
 export const MIN_KEY_LENGTH = 8;
 
+/**
+ * The longest key pets takes. Servers refuse a request whose headers are too large (431):
+ * nginx reads header lines of up to 8 KiB, some gateways 4 KiB. No API key is that long; a
+ * longer one is a paste gone wrong, which pets would otherwise save and send every time.
+ */
+export const MAX_KEY_LENGTH = 4096;
+
 /** Why `key` cannot be an API key, or undefined when it can. */
 export function keyProblem(key: string): string | undefined {
   if (!VISIBLE_ASCII.test(key)) {
@@ -18,6 +25,9 @@ export function keyProblem(key: string): string | undefined {
   }
   if (key.length < MIN_KEY_LENGTH) {
     return `is ${key.length} characters long, shorter than the ${MIN_KEY_LENGTH} pets accepts: a key that short cannot be kept out of output`;
+  }
+  if (key.length > MAX_KEY_LENGTH) {
+    return `is ${key.length} characters long, longer than the ${MAX_KEY_LENGTH} pets accepts: servers refuse headers that large`;
   }
   return undefined;
 }

@@ -1,7 +1,8 @@
 import { AuthError, UsageError } from '../core/errors.js';
-import { checkBaseUrl } from './base-url.js';
+import { checkBaseUrl, hostOf } from './base-url.js';
 import { keyProblem } from './key-check.js';
 import type { Env } from './paths.js';
+import { checkRateStore, type RateStoreAddress } from './rate-store.js';
 import { isProtected, type ConfigData } from './store.js';
 
 /** The server and key a command talks to, and where each came from. */
@@ -10,11 +11,15 @@ export interface ApiTarget {
   /** What chose the profile: --profile, PETS_PROFILE or the config's active profile. */
   profileSource?: 'flag' | 'environment' | 'config';
   baseUrl: string;
+  /** The base URL's host and port, as messages name it. */
+  host: string;
   baseUrlSource?: 'environment' | 'config';
   apiKey: string;
   keySource: 'environment' | 'config';
   /** Creates on this profile show a badge, and batches ask first. */
   protected: boolean;
+  /** The store shared by machines on this key (PETS_RATE_STORE, or the profile's); else files. */
+  rateStore?: RateStoreAddress;
 }
 
 /** Where a setting in use came from. Precedence: flag > environment > config. */
@@ -111,7 +116,8 @@ export function resolveTarget(
   if (!baseUrl) {
     throw new UsageError(`profile "${profile}" has no base URL`, {
       code: 'no_base_url',
-      hint: `Run: pets profile set ${profile} --base-url https://<host>/v1`,
+      // The guided path first, as the README gives it; the flag form for scripts.
+      hint: `Run: pets auth login${profile === 'production' ? '' : ` --profile ${profile}`} (it asks for the base URL and the key), or in a script: pets profile set ${profile} --base-url https://<host>/v1`,
     });
   }
   if (!apiKey) {
@@ -138,9 +144,26 @@ export function resolveTarget(
     profile,
     profileSource,
     baseUrl,
+    host: hostOf(baseUrl),
     baseUrlSource: baseUrlSource ?? 'config',
     apiKey,
     keySource: keySource ?? 'config',
     protected: isProtected(profile, data.profiles[profile]),
+    ...rateStoreOf(data, profile, env),
   };
+}
+
+/** The rate store the profile's key is shared through, checked: PETS_RATE_STORE beats the profile. */
+function rateStoreOf(
+  data: ConfigData,
+  profile: string,
+  env: Env,
+): { rateStore?: RateStoreAddress } {
+  if (env.PETS_RATE_STORE) {
+    return { rateStore: checkRateStore(env.PETS_RATE_STORE, 'PETS_RATE_STORE', 'environment') };
+  }
+  const saved = data.profiles[profile]?.rateStore;
+  return saved
+    ? { rateStore: checkRateStore(saved, `the rate store of profile "${profile}"`, 'config') }
+    : {};
 }

@@ -1,14 +1,16 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Conf } from './conf.js';
-import { ConfigFileError, UsageError } from '../core/errors.js';
-import { checkConfigFolder, readOwnedFile } from './owned-files.js';
+import { ConfigFileError, FolderWriteError, UsageError } from '../core/errors.js';
+import { checkConfigFolder, folderWriteError, makeFolder, readOwnedFile } from './owned-files.js';
 
 export interface Profile {
   baseUrl?: string;
   apiKey?: string;
   /** Creates show a badge and batches ask first. Unset means the default for the name. */
   protected?: boolean;
+  /** The store that machines using this profile's key share its rate state through. */
+  rateStore?: string;
 }
 
 /** production guards itself until told otherwise; any profile can be marked. */
@@ -29,6 +31,11 @@ const LOCK_WAIT_MS = 5_000;
 export interface ConfigStore {
   readonly path: string;
   read(): ConfigData;
+  /**
+   * Whether the config file, as last read, can be read by users other than its owner: it
+   * holds keys. The next write sets it to 0600.
+   */
+  readonly readableByOthers: boolean;
   /** Read-modify-write under a lock file, so concurrent `pets` processes do not lose updates. */
   update<T>(change: (data: ConfigData) => T): Promise<T>;
 }
@@ -49,68 +56,110 @@ export function checkProfileName(name: string): string {
  * time that read-only commands should not pay. conf is loaded for the first write.
  */
 export function openConfigStore(dir: string): ConfigStore {
-  const path = join(dir, 'config.json');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  checkConfigFolder(dir);
-  let conf: Promise<Conf<Record<string, unknown>>> | undefined;
+  return new FileConfigStore(dir);
+}
 
-  const read = (): ConfigData => {
-    const text = readOwnedFile(path);
-    if (text === undefined) return normalize({}, path);
-    let raw: unknown;
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      // The parse error quotes the file, keys included: say only where the problem is.
-      throw new ConfigFileError(path, 'is not valid JSON');
-    }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      throw new ConfigFileError(path, 'does not hold pets settings');
-    }
-    return normalize(raw as Record<string, unknown>, path);
-  };
+const FOLDER = 'the config folder';
 
-  const update = async <T>(change: (data: ConfigData) => T): Promise<T> => {
-    // Loaded here: commands that only read the config should not pay for fs/promises.
-    const [{ fileLock, LockTimeout }, { chmod }] = await Promise.all([
-      import('../core/file-lock.js'),
-      import('node:fs/promises'),
-    ]);
-    let release: () => void;
+class FileConfigStore implements ConfigStore {
+  readonly path: string;
+  /**
+   * Why the folder could not be made (a read-only home, say): it then holds no config, reads
+   * go on without one, as with PETS_API_KEY and PETS_BASE_URL, and a write says why it cannot be.
+   */
+  private readonly unmade: FolderWriteError | undefined;
+  private conf: Promise<Conf<Record<string, unknown>>> | undefined;
+  private readable = false;
+
+  constructor(private readonly dir: string) {
+    this.path = join(dir, 'config.json');
     try {
-      release = await fileLock(path).take(LOCK_WAIT_MS);
+      makeFolder(dir, FOLDER);
     } catch (error) {
-      if (!(error instanceof LockTimeout)) throw error;
-      const who =
-        error.busy.holder === undefined ? 'another pets' : `pets (process ${error.busy.holder})`;
-      throw new UsageError(`the config is locked by ${who}: ${error.busy.lockPath}`, {
-        hint: 'Wait for it to finish, then try again.',
-      });
+      if (!(error instanceof FolderWriteError) || existsSync(dir)) throw error;
+      this.unmade = error;
     }
+    if (!this.unmade) checkConfigFolder(dir);
+  }
+
+  get readableByOthers(): boolean {
+    return this.readable;
+  }
+
+  read(): ConfigData {
+    const file = this.unmade ? undefined : readOwnedFile(this.path);
+    this.readable = file?.readableByOthers ?? false;
+    return file?.text === undefined ? normalize({}, this.path) : parseConfig(file.text, this.path);
+  }
+
+  async update<T>(change: (data: ConfigData) => T): Promise<T> {
+    if (this.unmade) throw this.unmade;
+    const release = await this.lock();
     try {
       // Read under the lock, and checked: not a link, the current user's, writable by no one
       // else. conf then writes a temporary file and renames it over this one, as this user.
-      const data = read();
+      const data = this.read();
       const result = change(data);
-      try {
-        conf ??= import('./conf.js').then(
-          ({ Conf }) =>
-            new Conf({ cwd: dir, configName: 'config', configFileMode: 0o600, projectSuffix: '' }),
-        );
-        (await conf).store = { ...data };
-        await chmod(path, 0o600);
-      } catch (error) {
-        // conf's parse errors quote the file, keys included: say only what failed.
-        const code = (error as NodeJS.ErrnoException | null)?.code;
-        throw new ConfigFileError(path, `cannot be written${code ? ` (${code})` : ''}`);
-      }
+      await this.write(data);
       return result;
     } finally {
       release();
     }
-  };
+  }
 
-  return { path, read, update };
+  private async lock(): Promise<() => void> {
+    // Loaded here: commands that only read the config should not pay for it.
+    const { describeHolder, fileLock, LockTimeout } = await import('../core/file-lock.js');
+    try {
+      return await fileLock(this.path).take(LOCK_WAIT_MS);
+    } catch (error) {
+      if (!(error instanceof LockTimeout)) throw folderWriteError(error, this.dir, FOLDER);
+      const who =
+        error.busy.holder === undefined ? 'another pets' : `pets (${describeHolder(error.busy)})`;
+      throw new UsageError(`the config is locked by ${who}: ${error.busy.lockPath}`, {
+        hint: 'Wait for it to finish, then try again.',
+      });
+    }
+  }
+
+  private async write(data: ConfigData): Promise<void> {
+    const { chmod } = await import('node:fs/promises');
+    try {
+      this.conf ??= import('./conf.js').then(
+        ({ Conf }) =>
+          new Conf({
+            cwd: this.dir,
+            configName: 'config',
+            configFileMode: 0o600,
+            projectSuffix: '',
+          }),
+      );
+      (await this.conf).store = { ...data };
+      // conf keeps the mode of a file that was there: one that others could read is set right.
+      await chmod(this.path, 0o600);
+      this.readable = false;
+    } catch (error) {
+      const unwritable = folderWriteError(error, this.dir, FOLDER);
+      if (unwritable !== error) throw unwritable;
+      // conf's parse errors quote the file, keys included: say only what failed.
+      const code = (error as NodeJS.ErrnoException | null)?.code;
+      throw new ConfigFileError(this.path, `cannot be written${code ? ` (${code})` : ''}`);
+    }
+  }
+}
+
+function parseConfig(text: string, path: string): ConfigData {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    // The parse error quotes the file, keys included: say only where the problem is.
+    throw new ConfigFileError(path, 'is not valid JSON');
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new ConfigFileError(path, 'does not hold pets settings');
+  }
+  return normalize(raw as Record<string, unknown>, path);
 }
 
 // Unknown top-level keys mean the file is not ours. __internal__ is conf's own bookkeeping.
@@ -132,9 +181,10 @@ function normalize(raw: Record<string, unknown>, path: string): ConfigData {
     if (typeof value !== 'object' || value === null) {
       throw new ConfigFileError(path, `has a broken entry for profile "${name}"`);
     }
-    const { baseUrl, apiKey, protected: guarded } = value as Record<string, unknown>;
+    const { baseUrl, apiKey, protected: guarded, rateStore } = value as Record<string, unknown>;
     if (
       (baseUrl !== undefined && typeof baseUrl !== 'string') ||
+      (rateStore !== undefined && typeof rateStore !== 'string') ||
       (apiKey !== undefined && typeof apiKey !== 'string') ||
       (guarded !== undefined && typeof guarded !== 'boolean')
     ) {
@@ -144,6 +194,7 @@ function normalize(raw: Record<string, unknown>, path: string): ConfigData {
       ...(baseUrl ? { baseUrl } : {}),
       ...(apiKey ? { apiKey } : {}),
       ...(guarded === undefined ? {} : { protected: guarded }),
+      ...(rateStore ? { rateStore } : {}),
     };
   }
   for (const name of BUILT_IN_PROFILES) checked[name] ??= {};

@@ -4,11 +4,17 @@ export interface Clock {
   now(): number;
   /** Resolves after `ms`, or rejects at once when `signal` aborts. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * A clock that only moves forward at a steady pace, whatever happens to the wall clock (a
+   * step by NTP or by hand): its differences measure elapsed time. Default: `now`.
+   */
+  monotonic?(): number;
 }
 
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => delay(ms, undefined, { signal }),
+  monotonic: () => performance.now(),
 };
 
 /** A wait as people read it: 2.1 s, 45 s, 12 min, 3.5 h. */

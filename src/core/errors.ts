@@ -1,6 +1,8 @@
 // One class per failure kind; each knows its exit code (see the contract's exit-code table).
 // `message` says what happened, `hint` what to do next. Neither ever holds an API key.
 
+import { STOP_SIGNALS, type StopSignal } from './stop-signals.js';
+
 export interface ErrorDetails {
   hint?: string;
   /** The HTTP status, when the server answered. */
@@ -83,6 +85,14 @@ export class AuthError extends PetsError {
   readonly exitCode = 4;
 }
 
+/**
+ * Exit 1: the server refused the key (403), as it would every request: a batch stops at the
+ * first, as at a 401.
+ */
+export class ForbiddenError extends PetsError {
+  readonly exitCode = 1;
+}
+
 /** Exit 5: rate limited beyond what this command may wait. */
 export class RateLimitError extends PetsError {
   readonly exitCode = 5;
@@ -97,6 +107,15 @@ export class RateLimitError extends PetsError {
 }
 
 /** Exit 6: no response: refused, reset, timed out. */
+const FINAL_NETWORK_CODES = new Set([
+  'timeout',
+  'certificate_untrusted',
+  'proxy_refused',
+  'proxy_auth_required',
+  'proxy_timeout',
+  'proxy_tls_failed',
+]);
+
 export class NetworkError extends PetsError {
   readonly exitCode = 6;
   /** False only when the connection was never made, so not a byte of the request left. */
@@ -113,10 +132,11 @@ export class NetworkError extends PetsError {
 
   /**
    * Whether trying again can help: not after a timeout (the server already had --timeout
-   * seconds) nor a certificate error (the same certificate comes back).
+   * seconds), a certificate error (the same certificate comes back), nor a proxy's refusal
+   * (the same proxy gives the same answer).
    */
   get worthRetrying(): boolean {
-    return this.code !== 'timeout' && this.code !== 'certificate_untrusted';
+    return !FINAL_NETWORK_CODES.has(this.code);
   }
 
   /** The same failure, saying how many attempts met it when there was more than one. */
@@ -135,15 +155,25 @@ export class ServerError extends PetsError {
   readonly exitCode = 7;
 }
 
-/** Exit 130: interrupted by the user. */
+/**
+ * Exit 7: the server answered 503 to too many requests in a row (the rate gate's bound), so
+ * the run stopped: the requests it ends were not sent.
+ */
+export class ServerUnavailableError extends ServerError {}
+
+/**
+ * Interrupted by the user: exit 130, as after Ctrl-C, or, stopped by SIGTERM or SIGHUP, the
+ * exit code a shell gives that signal.
+ */
 export class InterruptedError extends PetsError {
-  readonly exitCode = 130;
+  readonly exitCode: number;
   /** Whether the request was already on its way: a create may then have happened. */
   readonly requestSent: boolean;
 
-  constructor(requestSent = false, message = 'interrupted') {
+  constructor(requestSent = false, message = 'interrupted', signal: StopSignal = 'SIGINT') {
     super('interrupted', message);
     this.requestSent = requestSent;
+    this.exitCode = STOP_SIGNALS[signal];
   }
 }
 
@@ -164,24 +194,56 @@ export class JournalError extends PetsError {
   }
 }
 
+/** What the state folder holds for a batch, and what a batch without it could do wrong. */
+const SHARED_STATE = {
+  'rate-limits': {
+    what: 'the rate-limit state',
+    risk: 'pets processes on this key cannot share its limits',
+  },
+  journals: {
+    what: "the list of this key's journals",
+    risk: 'a renamed or copied input could send its records twice',
+  },
+} as const;
+
 /**
- * Exit 1: the rate-limit state that pets processes on one key share cannot be written, so a
+ * Exit 1: what pets processes on one key share in the state folder cannot be written, so a
  * batch does not start: alone in its memory, it could get the key banned by sending into a
- * window others have used.
+ * window others have used, or send again records another journal holds.
  */
 export class SharedStateError extends PetsError {
   readonly exitCode = 1;
 
-  constructor(folder: string, cause: unknown) {
+  constructor(folder: string, cause: unknown, part: keyof typeof SHARED_STATE = 'rate-limits') {
     const reason = (cause as Error | null)?.message?.split(',')[0] ?? String(cause);
+    const { what, risk } = SHARED_STATE[part];
     super(
       'state_unwritable',
-      `the rate-limit state cannot be written in ${folder} (${reason}), so the batch did not start: without it, pets processes on this key cannot share its limits`,
+      `${what} cannot be written in ${folder} (${reason}), so the batch did not start: without it, ${risk}`,
       {
         hint: 'Free some space or make the folder writable (or point PETS_CONFIG_DIR elsewhere), then run the command again.',
         cause,
       },
     );
+  }
+}
+
+/**
+ * Exit 1: pets cannot write in a folder it keeps files in (the config folder, the state
+ * folder): its file system is read-only, this user may not write there, or the disk is full.
+ */
+export class FolderWriteError extends PetsError {
+  readonly exitCode = 1;
+
+  constructor(
+    /** What the folder is to a user: "the config folder", say. */
+    what: string,
+    readonly folder: string,
+    reason: string,
+    hint: string,
+    cause: unknown,
+  ) {
+    super('folder_unwritable', `${what} ${folder} cannot be written: ${reason}`, { hint, cause });
   }
 }
 

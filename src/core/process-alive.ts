@@ -1,3 +1,5 @@
+import { readFileSync, readlinkSync } from 'node:fs';
+
 /** Whether a process with this id runs: one that exists but belongs to another user counts. */
 export function processAlive(pid: number): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
@@ -8,4 +10,35 @@ export function processAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+let space: string | null | undefined;
+
+/**
+ * The PID namespace this process runs in, named so that no other can match it: the inode of
+ * /proc/self/ns/pid (a container has its own) and the boot's id (another machine, or this one
+ * after a reboot, has another). Undefined where /proc cannot say: then no pid is comparable.
+ */
+export function pidSpace(): string | undefined {
+  if (space === undefined) {
+    try {
+      const inode = /^pid:\[(\d+)\]$/.exec(readlinkSync('/proc/self/ns/pid'))?.[1];
+      const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').replace(
+        /[^0-9a-f]/g,
+        '',
+      );
+      space = inode && boot ? `${inode}-${boot}` : null;
+    } catch {
+      space = null;
+    }
+  }
+  return space ?? undefined;
+}
+
+/**
+ * Whether process `pid` of PID namespace `itsSpace` has provably ended: it ran in this
+ * namespace, and no process has its id. A process of another namespace may run unseen.
+ */
+export function provablyGone(pid: number, itsSpace: string): boolean {
+  return itsSpace === pidSpace() && !processAlive(pid);
 }

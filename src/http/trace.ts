@@ -2,20 +2,23 @@ import { headerValue, type HttpSender } from './types.js';
 
 /**
  * Wraps a sender so each attempt is written to `write` for --debug, with the values of the
- * `shown` response headers. The key is never shown.
+ * `shown` response headers, and the proxy it goes through (`via`, never with credentials).
+ * The key is never shown.
  */
 export function tracingSender(
   send: HttpSender,
   write: (line: string) => void,
   now: () => number,
   shown: readonly string[],
+  via: (url: string) => string | undefined = () => undefined,
 ): HttpSender {
   return async (request) => {
     const started = now();
     const headers = Object.entries(request.headers)
       .map(([name, value]) => `${name}: ${name === 'authorization' ? 'Bearer ***' : value}`)
       .join('; ');
-    write(`> ${request.method} ${request.url} (${headers})`);
+    const proxy = via(request.url);
+    write(`> ${request.method} ${request.url}${proxy ? ` via ${proxy}` : ''} (${headers})`);
     try {
       const response = await send(request);
       const quota = shown

@@ -1,6 +1,8 @@
 import { isUtf8 } from 'node:buffer';
-import { Agent, request } from './undici.js';
+import { Agent, loadProxyAgent, request } from './undici.js';
 import { InterruptedError, NetworkError, ServerError } from '../core/errors.js';
+import { hostOf } from '../config/base-url.js';
+import { proxyFor, type Proxy, type ProxySettings } from './proxy-env.js';
 import type { HttpRequest, HttpResponse, HttpSender } from './types.js';
 
 export interface TransportOptions {
@@ -8,10 +10,14 @@ export interface TransportOptions {
   timeoutMs: number;
   /** Larger bodies are refused: a broken or hostile server must not exhaust memory. */
   maxBodyBytes: number;
+  /** The proxies the environment names (http/proxy-env.ts), when it names any. */
+  proxy?: ProxySettings;
 }
 
 export interface Transport {
   send: HttpSender;
+  /** The proxy a request to `url` goes through, as messages name it, or undefined. */
+  proxyFor(url: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -33,9 +39,13 @@ const TIMEOUTS = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 
-/** Sends requests over one keep-alive undici Agent. Redirects are never followed. */
+/**
+ * Sends requests over one keep-alive undici Agent, or through the environment's proxy with
+ * undici's ProxyAgent (https in a CONNECT tunnel, http in absolute form). Redirects are never
+ * followed.
+ */
 export function createTransport(options: TransportOptions): Transport {
-  const agent = new Agent({
+  const agentOptions = {
     keepAliveTimeout: 10_000,
     // HTTP/1.1 only: undici 8 offers h2 by default, and its h2 client would load http2 and
     // crypto on every HTTPS command; a CLI that sends a request or a paced batch gains nothing
@@ -46,21 +56,71 @@ export function createTransport(options: TransportOptions): Transport {
     connect: { timeout: options.timeoutMs },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-  });
+  };
+  const agent = new Agent(agentOptions);
+  type ProxyAgent = InstanceType<Awaited<ReturnType<typeof loadProxyAgent>>['ProxyAgent']>;
+  const proxyAgents = new Map<Proxy, Promise<ProxyAgent>>();
+  // What failed while a tunnel was being opened: the proxy's failure, not the API's.
+  const tunnelFailures = new WeakSet<object>();
+  // A request queued behind a CONNECT cannot be cancelled in undici until the tunnel opens,
+  // and the proxy's socket would hold the process open: a run's cancel aborts the CONNECTs.
+  const stopTunnels = new AbortController();
+
+  /** The one ProxyAgent for `proxy`, made on first use. */
+  function proxyAgent(proxy: Proxy): Promise<ProxyAgent> {
+    let made = proxyAgents.get(proxy);
+    if (!made) {
+      made = loadProxyAgent().then(
+        ({ ProxyAgent, Pool }) =>
+          new ProxyAgent({
+            ...agentOptions,
+            uri: proxy.uri,
+            connectTimeout: options.timeoutMs,
+            // HTTP/1.1 to an https:// proxy too (see allowH2 above).
+            proxyTls: { allowH2: false },
+            // The client that sends the CONNECT: undici's waits 300 s for the proxy's answer.
+            clientFactory: (origin: URL, clientOptions: object) => {
+              const pool = new Pool(origin, {
+                ...clientOptions,
+                headersTimeout: options.timeoutMs,
+              });
+              const openTunnel = pool.connect.bind(pool) as (
+                params: Parameters<typeof pool.connect>[0],
+              ) => Promise<unknown>;
+              Object.assign(pool, {
+                connect: (params: Parameters<typeof pool.connect>[0]) =>
+                  openTunnel({ ...params, signal: stopTunnels.signal }).catch((error: unknown) => {
+                    if (error !== null && typeof error === 'object') tunnelFailures.add(error);
+                    throw error;
+                  }),
+              });
+              return pool;
+            },
+          }),
+      );
+      proxyAgents.set(proxy, made);
+    }
+    return made;
+  }
 
   async function send(req: HttpRequest): Promise<HttpResponse> {
     // undici's timeouts bound each phase, and its body timeout only the silence between two
     // chunks: a server trickling a byte a second would never trip it. One deadline bounds
     // connect, headers and body together, and Ctrl-C still cancels at once.
     const deadline = new AbortController();
+    let proxy: Proxy | undefined;
     const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
-    const cancel = () => deadline.abort();
+    const cancel = () => {
+      deadline.abort();
+      stopTunnels.abort();
+    };
     req.signal?.addEventListener('abort', cancel, { once: true });
     if (req.signal?.aborted) cancel();
     try {
       // What undici's index does for request(url, options): split the URL, call on the agent.
       const url = new URL(req.url);
-      const response = await request.call(agent, {
+      proxy = options.proxy && proxyFor(options.proxy, url);
+      const response = await request.call(proxy ? await proxyAgent(proxy) : agent, {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: req.method,
@@ -75,11 +135,18 @@ export function createTransport(options: TransportOptions): Transport {
       if (req.signal?.aborted) throw new InterruptedError(true);
       if (error instanceof ServerError) throw error;
       const code = (error as { code?: unknown } | null)?.code;
-      throw networkError(
-        req,
-        error,
-        deadline.signal.aborted || (typeof code === 'string' && TIMEOUTS.has(code)),
-        options.timeoutMs,
+      const timedOut = deadline.signal.aborted || (typeof code === 'string' && TIMEOUTS.has(code));
+      throw (
+        (proxy &&
+          proxyError(req, error, proxy, {
+            timedOut,
+            timeoutMs: options.timeoutMs,
+            // The only TLS of a request in absolute form through an https:// proxy is the proxy's.
+            atProxy:
+              tunnelFailures.has(error as object) ||
+              (proxy.shown.startsWith('https:') && req.url.startsWith('http:')),
+          })) ??
+        networkError(req, error, timedOut, options.timeoutMs)
       );
     } finally {
       clearTimeout(timer);
@@ -87,7 +154,14 @@ export function createTransport(options: TransportOptions): Transport {
     }
   }
 
-  return { send, close: () => agent.close() };
+  return {
+    send,
+    proxyFor: (url) => (options.proxy && proxyFor(options.proxy, new URL(url)))?.shown,
+    async close() {
+      const proxied = await Promise.all(proxyAgents.values());
+      await Promise.all([agent.close(), ...proxied.map((one) => one.close())]);
+    },
+  };
 }
 
 async function readBody(
@@ -162,7 +236,8 @@ function certificateError(req: HttpRequest, error: unknown, code: string, proble
     `${req.method} ${req.url} failed: the server's certificate is not trusted: ${problem} (${code})`,
     {
       hint:
-        'If the server uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem; ' +
+        'If the server uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem ' +
+        "(or NODE_USE_SYSTEM_CA=1, where it is in the system's store); " +
         'otherwise check the base URL (`pets profile show`).',
       cause: error,
       requestMayHaveArrived: false,
@@ -188,6 +263,20 @@ function networkError(
         : 'unknown network error';
   const neverConnected = typeof code === 'string' && NEVER_CONNECTED.has(code);
   const refused = code === 'ECONNREFUSED';
+  if (!timedOut && (code === 'ENOTFOUND' || code === 'EAI_AGAIN')) {
+    const host = new URL(req.url).hostname;
+    return new NetworkError(
+      'name_not_resolved',
+      `${req.method} ${req.url} failed: could not resolve ${host} (${code})`,
+      {
+        hint:
+          `Check the host name in the profile's base URL (\`pets profile show\`). If ${host} ` +
+          'is reachable only through a proxy, set HTTPS_PROXY (see `pets help environment`).',
+        cause: error,
+        requestMayHaveArrived: false,
+      },
+    );
+  }
   // What a failed create means for the pet is said by the client (api/create-outcome.ts).
   return new NetworkError(
     timedOut ? 'timeout' : refused ? 'connection_refused' : 'network_error',
@@ -200,11 +289,111 @@ function networkError(
   );
 }
 
+/** An answer of a proxy's own, by its status: what undici's errors give of it. */
+const PROXY_ANSWERS: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  407: 'Proxy Authentication Required',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+};
+
+/**
+ * The failure as the proxy's, when it was: a CONNECT the proxy refused, left unanswered or cut
+ * off, a 407 to a request in absolute form, a TLS handshake with the proxy that failed, or a
+ * proxy that could not be reached. None reached the API's server; the proxy is named without
+ * its credentials. Undefined for any other failure. `atProxy`: it happened before the tunnel
+ * (or the connection to an https:// proxy) was open.
+ */
+function proxyError(
+  req: HttpRequest,
+  error: unknown,
+  proxy: Proxy,
+  { timedOut, timeoutMs, atProxy }: { timedOut: boolean; timeoutMs: number; atProxy: boolean },
+): NetworkError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : '';
+  const named = `the proxy ${proxy.shown} (${proxy.variable})`;
+  const status =
+    /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(message)?.[1] ??
+    (/^Proxy Authentication Required \(407\)$/.test(message) ? '407' : undefined);
+  if (status) {
+    const answer = `${status} ${PROXY_ANSWERS[Number(status)] ?? ''}`.trim();
+    const host = new URL(req.url).host;
+    const authRequired = status === '407';
+    return new NetworkError(
+      authRequired ? 'proxy_auth_required' : 'proxy_refused',
+      `${req.method} ${req.url} failed: ${named} answered ${answer}`,
+      {
+        hint: authRequired
+          ? proxy.secrets.length
+            ? `The proxy refused the user and password in ${proxy.variable}: check them (special characters percent-encoded).`
+            : `The proxy wants a user and password: put them in ${proxy.variable}, as http://user:password@host:port.`
+          : `The proxy did not let the request through to ${host}: ask its administrators, or if ${new URL(req.url).hostname} is reachable directly, add it to NO_PROXY.`,
+        cause: error,
+        requestMayHaveArrived: false,
+      },
+    );
+  }
+  if (atProxy && timedOut) {
+    return new NetworkError(
+      'proxy_timeout',
+      `${req.method} ${req.url} failed: ${named} did not answer within ${timeoutMs / 1000} s`,
+      {
+        hint: `Check ${proxy.variable} and that the proxy runs, or raise --timeout; hosts in NO_PROXY go around it.`,
+        cause: error,
+        requestMayHaveArrived: false,
+      },
+    );
+  }
+  if (code === 'UND_ERR_PRX_CONN' || (atProxy && code === 'UND_ERR_SOCKET')) {
+    return new NetworkError(
+      'proxy_closed',
+      `${req.method} ${req.url} failed: ${named} closed the connection without answering (${code})`,
+      {
+        hint: `Check ${proxy.variable} and the proxy's log; hosts in NO_PROXY go around it.`,
+        cause: error,
+        requestMayHaveArrived: false,
+      },
+    );
+  }
+  if (atProxy && proxy.shown.startsWith('https:') && typeof code === 'string') {
+    const problem = certificateProblem(code, proxy.shown);
+    if (problem || /^ERR_SSL_|^ERR_TLS_|^EPROTO$/.test(code)) {
+      return new NetworkError(
+        'proxy_tls_failed',
+        `${req.method} ${req.url} failed: the TLS handshake with ${named} failed: ${problem ? `its certificate is not trusted: ${problem}` : 'it does not speak TLS there'} (${code})`,
+        {
+          hint: problem
+            ? "If the proxy uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (or NODE_USE_SYSTEM_CA=1, where it is in the system's store)."
+            : `Is it an http:// proxy? Then set ${proxy.variable} to ${proxy.shown.replace(/^https:/, 'http:')}.`,
+          cause: error,
+          requestMayHaveArrived: false,
+        },
+      );
+    }
+  }
+  if (timedOut || typeof code !== 'string' || !NEVER_CONNECTED.has(code)) return undefined;
+  return new NetworkError(
+    'proxy_unreachable',
+    `${req.method} ${req.url} failed: could not reach ${named}: ${code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'its name does not resolve' : 'no connection'} (${code})`,
+    {
+      hint: `Check ${proxy.variable} and that the proxy runs; hosts in NO_PROXY go around it.`,
+      cause: error,
+      requestMayHaveArrived: false,
+    },
+  );
+}
+
 /** What to do next, for the failure that happened. */
 function networkHint(url: string, timedOut: boolean, refused: boolean): string {
   if (timedOut) return 'The server is slow or unreachable: try again, or raise --timeout.';
   if (refused) {
-    return `Nothing is listening at ${new URL(url).host}: check that the server runs, and the base URL (\`pets profile show\`).`;
+    return `Nothing is listening at ${hostOf(url)}: check that the server runs, and the base URL (\`pets profile show\`).`;
   }
   return "Check the network and the profile's base URL (`pets profile show`), then try again.";
 }

@@ -1,6 +1,6 @@
 // The seam between the API client and the network. The client builds HttpRequests; a sender
-// delivers them. Today the sender is the undici transport; the rate gate wraps it later
-// without the client noticing.
+// delivers them: the rate gate (ratelimit/gate.ts), which sends through the undici transport
+// (transport.ts) when the key's limits allow.
 
 /** What `pets api -X` may send; only GET is ever resent after it may have arrived. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
@@ -14,6 +14,11 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Ends a wait for a send slot and keeps the request from being sent; once sent, it runs on. */
   stopSending?: AbortSignal;
+  /**
+   * The run has stopped (one stop for the whole run): the request is not let go, nor tried
+   * again; one the rate gate has let go already leaves, its budget taken.
+   */
+  halted?: AbortSignal;
   /**
    * Runs once, when the rate gate lets the request go, just before it is sent (a batch writes
    * the create's intent to its journal here). If it throws, the request is not sent.

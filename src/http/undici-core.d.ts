@@ -15,3 +15,31 @@ declare module 'undici/lib/api/api-request.js' {
   ): Promise<Dispatcher.ResponseData>;
   export default request;
 }
+
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  import type { ProxyAgent } from 'undici';
+  const ProxyAgentClass: typeof ProxyAgent;
+  export default ProxyAgentClass;
+}
+
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  import type { Dispatcher } from 'undici';
+  const DispatcherClass: typeof Dispatcher;
+  export default DispatcherClass;
+}
+
+declare module 'undici/lib/api/api-connect.js' {
+  import type { Dispatcher } from 'undici';
+  /** Opens a CONNECT tunnel through the dispatcher it is called on. */
+  function connect(
+    this: Dispatcher,
+    options: Dispatcher.ConnectOptions,
+  ): Promise<Dispatcher.ConnectData>;
+  export default connect;
+}
+
+declare module 'undici/lib/dispatcher/pool.js' {
+  import type { Pool } from 'undici';
+  const PoolClass: typeof Pool;
+  export default PoolClass;
+}

@@ -5,3 +5,26 @@
 // alone (src/build/bundle.mjs).
 export { default as Agent } from 'undici/lib/dispatcher/agent.js';
 export { default as request } from 'undici/lib/api/api-request.js';
+
+/**
+ * undici's ProxyAgent, run only when the environment names a proxy (http/proxy-env.ts). It
+ * shares this file's copy of undici's core (two copies would not know each other's symbols),
+ * and as an import() it runs on first use, so a run without a proxy pays only its bytes.
+ */
+export async function loadProxyAgent() {
+  const [
+    { default: ProxyAgent },
+    { default: Dispatcher },
+    { default: connect },
+    { default: Pool },
+  ] = await Promise.all([
+    import('undici/lib/dispatcher/proxy-agent.js'),
+    import('undici/lib/dispatcher/dispatcher.js'),
+    import('undici/lib/api/api-connect.js'),
+    import('undici/lib/dispatcher/pool.js'),
+  ]);
+  // A tunnel is opened with the proxy client's connect(), which undici's index puts on every
+  // dispatcher (Object.assign(Dispatcher.prototype, api)); loaded by path, it is not there.
+  (Dispatcher.prototype as { connect?: unknown }).connect ??= connect;
+  return { ProxyAgent, Pool };
+}

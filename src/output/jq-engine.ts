@@ -1,14 +1,185 @@
 // jq-wasm, by name: jq 1.8 itself, compiled to WebAssembly. The build gives this module a file
 // of its own, with jq.wasm beside it (src/build/bundle.mjs): only runs with --jq load it.
+//
+// jq-wasm gathers all that jq writes and hands it over when jq ends, which holds every result
+// in memory (744 MB for `repeat(1) | head -1`, then a crash at 2.35 GB). Here jq's writes go
+// to the caller as jq makes them instead: jq-wasm lets its user instantiate jq.wasm
+// (`instantiateWasm`), so pets wraps four of the functions jq imports from its runtime:
+// write(2), to take stdout and stderr; the heap's growth, to bound it; and the two ways jq
+// aborts, so that an abort is an outcome instead of a line jq-wasm prints and a dead instance.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
-import { loadJq as loadJqWasm, type Jq } from 'jq-wasm';
+import { loadJq as loadJqWasm } from 'jq-wasm';
 
-export type { Jq };
+/** Where jq's output goes while it runs. */
+export interface JqSink {
+  /** Bytes jq wrote to stdout; false stops jq (the reader has gone). */
+  stdout(bytes: Uint8Array): boolean;
+  /** Bytes jq wrote to stderr: debug, stderr, halt_error and its own error messages. */
+  stderr(bytes: Uint8Array): void;
+}
+
+/** How a run of jq ended. */
+export type JqOutcome =
+  /** jq ended by itself, with this exit code. */
+  | { kind: 'exited'; exitCode: number }
+  /** The sink said stop. */
+  | { kind: 'stopped' }
+  /** jq aborted: it needed more than the heap's bound (`outOfMemory`), or failed inside. */
+  | { kind: 'aborted'; outOfMemory: boolean; problem: string };
+
+export interface JqEngine {
+  /** Runs jq `flags` `program` on the JSON text `input`, its output going to `sink`. */
+  run(input: string, program: string, flags: readonly string[], sink: JqSink): JqOutcome;
+}
+
+// jq-wasm 3.0.0-jq-1.8.2's names for what jq.wasm imports (package.json pins the version):
+// write(2), the heap's growth, abort() and a failed assert(). `checkImports` makes sure.
+const FD_WRITE = 'd';
+const RESIZE_HEAP = 'k';
+const ABORT = 'E';
+const ASSERT_FAIL = 'a';
+const IMPORT_ARITY: Record<string, number> = {
+  [FD_WRITE]: 4,
+  [RESIZE_HEAP]: 1,
+  [ABORT]: 0,
+  [ASSERT_FAIL]: 4,
+};
+
+// What pets uses of WebAssembly, which the ES library tsc is given does not declare.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
+interface Wasm {
+  Memory: abstract new (...args: never[]) => WasmMemory;
+  instantiate(
+    bytes: Uint8Array,
+    imports: unknown,
+  ): Promise<{ instance: { exports: Record<string, unknown> }; module: unknown }>;
+}
+const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
+
+/** Thrown through jq's frames to leave it: jq-wasm restores its stack on the way out. */
+class LeaveJq extends Error {
+  constructor(readonly outcome: JqOutcome) {
+    super('leave jq');
+  }
+}
 
 /**
  * jq, from the jq.wasm beside this file; in the single executable (src/build/executable.mjs),
- * which has no files beside it, from the asset it carries.
+ * which has no files beside it, from the asset it carries. Its heap never grows past
+ * `heapBytes`: past that, jq stops as out of memory.
  */
-export function loadJq(): Promise<Jq> {
-  return isSea() ? loadJqWasm({ wasmBinary: getAsset('vendor/build/jq.wasm') }) : loadJqWasm();
+export async function loadJqEngine(heapBytes: number): Promise<JqEngine> {
+  const bytes = jqWasm();
+  let memory: WasmMemory | undefined;
+  let sink: JqSink | undefined;
+  let heapRefused = false;
+
+  const jq = await loadJqWasm({
+    instantiateWasm(imports, onSuccess) {
+      const runtime = imports.a as Record<string, (...args: number[]) => number>;
+      checkImports(runtime);
+      const resize = runtime[RESIZE_HEAP]!;
+      runtime[FD_WRITE] = (fd, iov, count, written) => {
+        const view = new DataView(memory!.buffer);
+        let total = 0;
+        for (let i = 0; i < count; i++) {
+          const base = view.getUint32(iov + i * 8, true);
+          const length = view.getUint32(iov + i * 8 + 4, true);
+          // A copy: the heap's buffer is replaced when it grows.
+          const chunk = new Uint8Array(memory!.buffer, base, length).slice();
+          total += length;
+          if (fd === 1) {
+            if (!sink!.stdout(chunk)) throw new LeaveJq({ kind: 'stopped' });
+          } else sink!.stderr(chunk);
+        }
+        view.setUint32(written, total, true);
+        return 0;
+      };
+      runtime[RESIZE_HEAP] = (requested) => {
+        if (requested > heapBytes) {
+          heapRefused = true;
+          return 0;
+        }
+        return resize(requested);
+      };
+      const aborted = (): never => {
+        throw new LeaveJq({
+          kind: 'aborted',
+          outOfMemory: heapRefused,
+          problem: heapRefused ? 'out of memory' : 'jq aborted',
+        });
+      };
+      runtime[ABORT] = aborted;
+      runtime[ASSERT_FAIL] = aborted;
+      // Returned, so that jq-wasm rejects loadJq if this fails.
+      return wasm.instantiate(bytes, imports).then(({ instance, module }) => {
+        memory = Object.values(instance.exports).find(
+          (value): value is WasmMemory => value instanceof wasm.Memory,
+        );
+        onSuccess(instance as never, module as never);
+      });
+    },
+  });
+
+  const engine: JqEngine = {
+    run(input, program, flags, runSink) {
+      sink = runSink;
+      heapRefused = false;
+      try {
+        return { kind: 'exited', exitCode: jq.raw(input, program, [...flags]).exitCode };
+      } catch (error) {
+        if (error instanceof LeaveJq) return error.outcome;
+        // A trap in jq's code (a WebAssembly RuntimeError) ends it as an abort does.
+        return {
+          kind: 'aborted',
+          outOfMemory: heapRefused,
+          problem: error instanceof Error ? error.message : String(error),
+        };
+      } finally {
+        sink = undefined;
+      }
+    },
+  };
+  checkOutputReachesUs(engine);
+  return engine;
+}
+
+/**
+ * jq.wasm's bytes: beside this file in dist/vendor (src/build/bundle.mjs puts it there), from
+ * the single executable's assets, or, run from the sources (the tests), jq-wasm's own.
+ */
+function jqWasm(): Uint8Array {
+  if (isSea()) return new Uint8Array(getAsset('vendor/build/jq.wasm'));
+  const beside = join(__dirname, 'build', 'jq.wasm');
+  const fromSources = join(__dirname, '../../node_modules/jq-wasm/dist/build/jq.wasm');
+  return readFileSync(existsSync(beside) ? beside : fromSources);
+}
+
+/** The imports pets wraps are the functions it expects, or this is not the jq-wasm it knows. */
+function checkImports(runtime: Record<string, unknown>): void {
+  for (const [name, arity] of Object.entries(IMPORT_ARITY)) {
+    const imported = runtime[name];
+    if (typeof imported !== 'function' || imported.length !== arity) {
+      throw new Error(`jq-wasm's import ${name} is not the one pets wraps: is jq-wasm pinned?`);
+    }
+  }
+}
+
+/** jq's stdout reaches the sink: else pets would print nothing, silently. */
+function checkOutputReachesUs(engine: JqEngine): void {
+  let seen = '';
+  const outcome = engine.run('null', '"ok"', ['-c'], {
+    stdout: (bytes) => {
+      seen += Buffer.from(bytes).toString();
+      return true;
+    },
+    stderr: () => {},
+  });
+  if (outcome.kind !== 'exited' || seen !== '"ok"\n') {
+    throw new Error("jq-wasm's output does not reach pets: is jq-wasm pinned?");
+  }
 }

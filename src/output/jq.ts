@@ -1,24 +1,56 @@
 import { PetsError, UsageError } from '../core/errors.js';
 import { escapeForTerminal } from '../core/terminal-text.js';
+import type { JqEngine } from './jq-engine.js';
 
 /** Exit 1: the --jq filter failed on the output, as `error("…")` or `.a` on an array does. */
 export class JqRuntimeError extends PetsError {
   readonly exitCode = 1;
 }
 
+/** The filter ended the run with `halt_error`: its message and exit code, as jq's are. */
+export class JqHaltError extends PetsError {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super('jq_halt', message);
+  }
+}
+
+/** Where a run of the filter writes. */
+export interface JqOutput {
+  /** Results: whole lines, as jq makes them. False when the reader has gone. */
+  write(text: string): boolean;
+  /** What the filter's `debug` (a `["DEBUG:",…]` line) or `stderr` (raw text) says. */
+  say(kind: 'debug' | 'stderr', text: string): void;
+}
+
 /** A compiled --jq filter, run once per JSON text that pets prints. */
 export interface JqFilter {
   /**
-   * What jq prints for `json` (exact JSON text), each result on a line of its own, strings
-   * raw; `error` when the filter failed part way (after printing `output`).
+   * Runs the filter on `json` (exact JSON text), writing each result to `output` as jq makes
+   * it, strings raw; returns how it failed, if it did (after writing what it made).
    */
-  run(json: string): { output: string; error?: JqRuntimeError };
+  run(json: string, output: JqOutput): JqRuntimeError | JqHaltError | undefined;
 }
 
-// jq-wasm trims its stdout whole, which would eat spaces or blank lines a raw string begins
-// or ends with. The filter runs between two results of this string, which nothing else
-// prints, and the text between them is jq's output untouched.
-const FENCE = '\u0000pets-jq\u0000';
+/**
+ * The most jq's heap may grow to. jq holds the JSON text it filters (at most 8 MiB, the
+ * largest answer pets reads) several times over as values; past this a filter is running
+ * away (`def f: [f]; f`) and stops with exit 1 instead of taking the machine's memory.
+ */
+export const JQ_HEAP_BYTES = 256 * 1024 * 1024;
+/**
+ * The longest line of jq's output pets holds: each line is printed whole, so that a key is
+ * redacted and a control character escaped wherever the line was cut.
+ */
+export const JQ_LINE_BYTES = 32 * 1024 * 1024;
+/** Lines to a pipe or file go out in writes of about this size; to a terminal, at once. */
+const PIPE_CHUNK_BYTES = 64 * 1024;
+
+// Each run has one input, so jq's `input` and `inputs` have none to give. jq-wasm's own
+// `input` fails with "break"; these say what jq says.
+const NO_MORE_INPUT = 'def input: error("No more inputs"); def inputs: empty; ';
 
 /**
  * Loads jq and compiles `expression`, refusing one that does not compile (exit 2) before
@@ -29,41 +61,204 @@ export async function compileJq(
   expression: string,
   options: { pretty: boolean; terminal: boolean },
 ): Promise<JqFilter> {
-  const { loadJq } = await import('./jq-engine.js');
-  const jq = await loadJq();
-  // With no input at all, jq compiles the program and runs it on nothing: a check that
-  // cannot loop or fail at run time.
-  const check = jq.raw('', expression, []);
-  if (check.exitCode !== 0) {
+  const { loadJqEngine } = await import('./jq-engine.js');
+  const engine = await loadJqEngine(JQ_HEAP_BYTES);
+  // Compiled as the user wrote it, so that a syntax error's line and column are theirs. With
+  // no input at all, jq compiles the program and runs it on nothing: a check that cannot loop
+  // or fail at run time.
+  let stderr = '';
+  const check = engine.run('', expression, [], {
+    stdout: () => true,
+    stderr: (bytes) => void (stderr += Buffer.from(bytes).toString()),
+  });
+  if (check.kind !== 'exited' || check.exitCode !== 0) {
     throw new UsageError(
-      `--jq ${quoted(expression)} is not a valid jq expression: ${compileProblem(check.stderr)}`,
+      `--jq ${quoted(expression)} is not a valid jq expression: ${compileProblem(stderr)}`,
       {
         code: 'jq_invalid',
         hint: 'See https://jqlang.org/manual/ for the language.',
-        detail: check.stderr,
+        detail: stderr,
       },
     );
   }
-  const fenced = `${JSON.stringify(FENCE)},\n(${expression}\n),\n${JSON.stringify(FENCE)}`;
+  // On the first line of the program, so that the lines jq counts are the user's.
+  const program = `${NO_MORE_INPUT}${expression}`;
   const flags = options.pretty ? ['-r'] : ['-r', '-c'];
   return {
-    run(json) {
-      const result = whileSignalsEnd(() => jq.raw(json, fenced, flags));
-      const output = unfenced(result.stdout);
-      const shown = options.terminal ? safeForTerminal(output) : output;
-      if (result.exitCode === 0) return { output: shown };
-      return {
-        output: shown,
-        error: new JqRuntimeError(
-          'jq_error',
-          `--jq failed: ${runtimeProblem(result.stderr, result.exitCode)}`,
-          {
-            detail: result.stderr,
-          },
-        ),
-      };
-    },
+    run: (json, output) => runFilter(engine, json, program, flags, output, options.terminal),
   };
+}
+
+/** One run of the filter on one JSON text: see JqFilter.run. */
+function runFilter(
+  engine: JqEngine,
+  json: string,
+  program: string,
+  flags: readonly string[],
+  output: JqOutput,
+  terminal: boolean,
+): JqRuntimeError | JqHaltError | undefined {
+  const results = new Lines();
+  const stderr = new StderrReader(output);
+  let pending = '';
+  let tooLong = false;
+  let readerGone = false;
+  const flush = (): boolean => {
+    const text = pending;
+    pending = '';
+    readerGone ||= text !== '' && !output.write(terminal ? safeForTerminal(text) : text);
+    return !readerGone;
+  };
+  const outcome = whileSignalsEnd(() =>
+    engine.run(json, program, flags, {
+      stdout(bytes) {
+        const lines = results.add(bytes);
+        if (lines === undefined) {
+          tooLong = true;
+          return false;
+        }
+        pending += lines;
+        // A result shows as jq makes it on a terminal; in a pipe, in writes of some size.
+        return terminal || pending.length >= PIPE_CHUNK_BYTES ? flush() : true;
+      },
+      stderr: (bytes) => stderr.add(bytes),
+    }),
+  );
+  if (tooLong) {
+    flush();
+    return new JqRuntimeError(
+      'jq_output_too_long',
+      `--jq stopped: a line of its output is longer than ${mebibytes(JQ_LINE_BYTES)}, the most pets holds`,
+      { hint: 'Split the result into smaller values, e.g. with .[] instead of the whole array.' },
+    );
+  }
+  pending += results.rest();
+  // The reader has gone: nothing is wrong with the filter, and the run stops as it must.
+  if (!flush() || outcome.kind === 'stopped') return undefined;
+  if (outcome.kind === 'aborted') {
+    stderr.end(0);
+    return outcome.outOfMemory
+      ? new JqRuntimeError(
+          'jq_error',
+          `--jq failed: the filter needed more than ${mebibytes(JQ_HEAP_BYTES)} of memory`,
+          { hint: 'A filter that calls itself without end, or builds a huge value, does this.' },
+        )
+      : new JqRuntimeError('jq_error', `--jq failed: ${outcome.problem}`);
+  }
+  const last = stderr.end(outcome.exitCode);
+  if (last.error !== undefined) {
+    return new JqRuntimeError(
+      'jq_error',
+      `--jq failed: ${runtimeProblem(last.error, outcome.exitCode)}`,
+      { detail: last.error },
+    );
+  }
+  if (outcome.exitCode === 0) return undefined;
+  // halt_error: its message as it wrote it, less the line end jq adds to a non-string.
+  return new JqHaltError(
+    outcome.exitCode,
+    last.halt?.replace(/\n$/, '') || `--jq stopped with exit code ${outcome.exitCode}`,
+  );
+}
+
+/**
+ * jq's stderr, told apart: its own error message (one write, "jq: error …"), which ends the
+ * run; `debug` lines (`["DEBUG:",…]`, written a piece at a time); and the raw text of
+ * `stderr` and `halt_error`, one write each. The last raw text is held until something else
+ * comes, since the message of a halt_error is the last thing its run writes.
+ */
+class StderrReader {
+  private debug?: string;
+  private held?: string;
+  private error?: string;
+
+  constructor(private readonly output: JqOutput) {}
+
+  add(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    const text = Buffer.from(bytes).toString();
+    if (this.debug === undefined && text.startsWith('jq: error')) {
+      this.error = (this.error ?? '') + text;
+      return;
+    }
+    if (this.debug === undefined) {
+      if (!couldBeDebug(text)) {
+        this.release();
+        this.held = text;
+        return;
+      }
+      this.release();
+      this.debug = '';
+    }
+    this.debug += text;
+    if (this.debug.endsWith('\n') && this.debug.startsWith(DEBUG_START)) {
+      this.output.say('debug', this.debug.slice(0, -1));
+      this.debug = undefined;
+    } else if (!couldBeDebug(this.debug) || this.debug.length > JQ_LINE_BYTES) {
+      // Raw text that began as a debug line does (or one too long to hold, said as it is).
+      this.held = this.debug;
+      this.debug = undefined;
+    }
+  }
+
+  /**
+   * The run's last words, once it ended with `exitCode`: jq's error message, or the message
+   * of a halt_error. Anything else held is said.
+   */
+  end(exitCode: number): { error?: string; halt?: string } {
+    if (this.debug?.startsWith(DEBUG_START)) this.output.say('debug', this.debug.trimEnd());
+    else if (this.debug !== undefined) this.held = this.debug;
+    this.debug = undefined;
+    if (this.error !== undefined || exitCode === 0) {
+      this.release();
+      return { error: this.error?.trim() };
+    }
+    return { halt: this.held };
+  }
+
+  private release(): void {
+    if (this.held !== undefined) this.output.say('stderr', this.held);
+    this.held = undefined;
+  }
+}
+
+const DEBUG_START = '["DEBUG:",';
+
+/** Whether `text` may be (the start of) a debug line. */
+function couldBeDebug(text: string): boolean {
+  return text !== '' && (DEBUG_START.startsWith(text) || text.startsWith(DEBUG_START));
+}
+
+/**
+ * Bytes gathered into whole lines, holding at most JQ_LINE_BYTES of a line. Lines are cut at
+ * '\n' bytes, which never fall inside a UTF-8 character, so each decodes whole.
+ */
+class Lines {
+  private partial: Uint8Array[] = [];
+  private held = 0;
+
+  /** The lines that `bytes` complete, each with its '\n'; undefined when one is too long. */
+  add(bytes: Uint8Array): string | undefined {
+    const end = bytes.lastIndexOf(0x0a);
+    if (end === -1) {
+      this.partial.push(bytes);
+      this.held += bytes.length;
+      return this.held > JQ_LINE_BYTES ? undefined : '';
+    }
+    const text = Buffer.concat([...this.partial, bytes.subarray(0, end + 1)]).toString();
+    const rest = bytes.subarray(end + 1);
+    this.partial = rest.length ? [rest] : [];
+    this.held = rest.length;
+    return text;
+  }
+
+  /** The part line held, taken. */
+  rest(): string {
+    const text = Buffer.concat(this.partial).toString();
+    this.partial = [];
+    this.held = 0;
+    return text;
+  }
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -84,17 +279,6 @@ function whileSignalsEnd<T>(work: () => T): T {
       for (const listener of listeners) process.on(signal, listener);
     }
   }
-}
-
-/** The text between the fences, each result ending in a newline; '' when there was none. */
-function unfenced(stdout: string): string {
-  const start = stdout.indexOf(FENCE);
-  if (start === -1) return '';
-  let body = stdout.slice(start + FENCE.length);
-  const end = body.lastIndexOf(`\n${FENCE}`);
-  // No closing fence: the filter failed part way, after what it printed.
-  body = end === -1 ? body : body.slice(0, end);
-  return body.startsWith('\n') ? `${body.slice(1)}\n` : '';
 }
 
 /** jq's "syntax error, unexpected …, line 1, column 2" without its program listing. */
@@ -120,6 +304,10 @@ function safeForTerminal(output: string): string {
     .split('\n')
     .map((line) => line.split('\t').map(escapeForTerminal).join('\t'))
     .join('\n');
+}
+
+function mebibytes(bytes: number): string {
+  return `${bytes / (1024 * 1024)} MiB`;
 }
 
 function quoted(expression: string): string {

@@ -8,6 +8,11 @@ export interface Column<T> {
   title: string;
   text(row: T): string;
   color?(row: T, text: string, colors: Palette): string;
+  /**
+   * On a terminal narrower than the table, a long value wraps onto more lines instead of
+   * being cut short with …: for reasons, where the whole text is the point.
+   */
+  wraps?: boolean;
 }
 
 /**
@@ -19,7 +24,10 @@ export async function renderRows<T>(
   rows: readonly T[],
   mode: Exclude<OutputMode, 'json'>,
   colors: Palette,
-  /** A table's width at most (the terminal's): the widest cells are cut short with …. */
+  /**
+   * A table's width at most (the terminal's): the widest cells are cut short with …, or
+   * wrap in the columns that say so.
+   */
   maxWidth?: number,
 ): Promise<string> {
   if (mode === 'tsv') {
@@ -56,7 +64,8 @@ export async function renderRows<T>(
     table.push(
       columns.map((column, i) => {
         const text = cells[r]![i]!;
-        return column.color ? column.color(row, text, colors) : text;
+        const content = column.color ? column.color(row, text, colors) : text;
+        return column.wraps ? { content, wordWrap: true } : content;
       }),
     );
   }

@@ -3,7 +3,9 @@ import { clockTime, formatDuration, type Clock } from '../core/clock.js';
 import {
   InterruptedError,
   NetworkError,
+  PetsError,
   RateLimitError,
+  ServerUnavailableError,
   SharedStateError,
 } from '../core/errors.js';
 import type { HttpRequest, HttpResponse, HttpSender } from '../http/types.js';
@@ -12,16 +14,18 @@ import {
   decideSends,
   MAX_RESERVED_AHEAD,
   EMPTY_STATE,
-  knownClockOffset,
   observeAnswer,
+  refusalsExhausted,
+  refusedTooOften,
   releaseSend,
   returnUnsent,
   type GateState,
   type WaitReason,
 } from './policy.js';
 import { forgetDemand } from './sharing.js';
-import { readRateHeaders } from './rate-headers.js';
+import { readDate, readRateHeaders } from './rate-headers.js';
 import { MAX_ATTEMPTS, networkAttempts, retryBackoffMs, retryDecision } from './retry-policy.js';
+import { ServerClock } from './server-clock.js';
 import { memoryStore, type StateStore } from './state-store.js';
 import { refuseWait, type WaitLimits, type WaitRefusal } from './wait-limits.js';
 
@@ -99,7 +103,11 @@ export class RateGate {
   private sent = 0;
   private waitedMs = 0;
   /** The stop that ended this process's sending: every request after it stops the same way. */
-  private stoppedBy?: RateLimitError;
+  private stoppedBy?: PetsError;
+  /** The stop's message, for the count of requests sent: it changes if one let go never leaves. */
+  private stopText?: (sentWords: string) => string;
+  /** The shared store was lost: nothing more is sent, since nothing else coordinates machines. */
+  private storeLost?: NetworkError;
   private readonly limits: WaitLimits;
   private waitedUntilMs = Number.NEGATIVE_INFINITY;
   /** Aborted whenever this process learns something, to wake its waiting requests. */
@@ -108,6 +116,8 @@ export class RateGate {
   private known: GateState = EMPTY_STATE;
   /** Claims taken ahead for this process's next requests, while the budget is ample. */
   private reserved: string[] = [];
+  /** The server's time as this process measures it: the shared state's moments are on it. */
+  private readonly time: ServerClock;
 
   constructor(private readonly options: GateOptions) {
     this.store = options.store ?? memoryStore();
@@ -117,12 +127,29 @@ export class RateGate {
       stopOnBan: options.stopOnBan ?? false,
     };
     this.wait = options.wait ?? ((ms, _notice, signal) => options.clock.sleep(ms, signal));
+    this.time = new ServerClock(options.clock);
     this.claimPrefix = `${process.pid}.${Math.floor(options.random() * 1e9).toString(36)}`;
   }
 
-  /** The key's state as all processes know it, for `pets quota`. */
+  /**
+   * The key's state as all processes know it, for `pets quota`, with its cooldown and Reset
+   * on this machine's clock, as people read them.
+   */
   get snapshot(): GateState {
-    return this.store.read();
+    const state = this.store.read();
+    const serverNow = this.time.likelyNow(state);
+    const local = (serverMs: number) => serverMs - serverNow + this.options.clock.now();
+    const snapshot = { ...state };
+    if (state.quota) snapshot.quota = { ...state.quota, resetAtMs: local(state.quota.resetAtMs) };
+    if (state.cooldownUntilMs !== undefined) {
+      snapshot.cooldownUntilMs = local(state.cooldownUntilMs);
+    }
+    return snapshot;
+  }
+
+  /** The server's now as this process knows it, given the shared state. */
+  private serverNow(state: GateState): number {
+    return this.time.now(state);
   }
 
   /**
@@ -139,9 +166,9 @@ export class RateGate {
    * Refuses (exit 1) a run that needs its state shared with other processes on the key (a
    * batch) when the state cannot be written.
    */
-  requireShared(): void {
+  async requireShared(): Promise<void> {
     try {
-      this.store.check?.();
+      await this.store.check?.();
     } catch (error) {
       throw new SharedStateError(this.store.folder ?? 'the config folder', error);
     }
@@ -164,34 +191,36 @@ export class RateGate {
     for (let attempt = 1; ; attempt++) {
       const id = await this.reserve(request, attempt);
       let response: HttpResponse;
+      let sentAt = 0;
       try {
         if (request.stopSending?.aborted) {
-          this.sent--;
+          this.unsend();
           throw new InterruptedError();
         }
         if (beforeSend) {
           // Let go: what must precede the send (a journal's intent, synced) is done now, not
           // before the wait, so that a request that waited and never left did nothing.
-          const letGoAt = this.options.clock.now();
+          const letGoAt = this.time.steadyNow();
           await announce();
           if (request.stopSending?.aborted) {
-            this.sent--;
+            this.unsend();
             throw new InterruptedError();
           }
           // A go is good for the moment it was given: one that took long to act on (a slow
           // disk) may now fall in another window, or past its claim. Ask again.
-          if (this.options.clock.now() - letGoAt > STALE_GO_MS) {
-            this.sent--;
-            this.change((state) => releaseSend(state, id));
+          if (this.time.steadyNow() - letGoAt > STALE_GO_MS) {
+            this.unsend();
+            await this.settle((state) => releaseSend(state, id));
             attempt--;
             continue;
           }
         }
+        sentAt = this.time.steadyNow();
         response = await this.options.send(request);
       } catch (error) {
         // Not a byte left: it was not sent.
-        if (error instanceof NetworkError && !error.requestMayHaveArrived) this.sent--;
-        this.change((state) => releaseSend(state, id));
+        if (error instanceof NetworkError && !error.requestMayHaveArrived) this.unsend();
+        await this.settle((state) => releaseSend(state, id));
         if (!(error instanceof NetworkError) || !error.worthRetrying) throw error;
         networkFailures++;
         const outcome = { kind: 'network', mayHaveArrived: error.requestMayHaveArrived } as const;
@@ -212,9 +241,10 @@ export class RateGate {
       }
 
       const decision = retryDecision(request.method, { kind: 'response', status: response.status });
-      this.learn(id, request, response);
+      await this.learn(id, request, response, sentAt);
       if (decision === 'rate-limited') {
-        if (attempt >= MAX_ATTEMPTS) throw this.stillLimited(request, attempt);
+        if (this.stoppedBy) throw this.stoppedBy;
+        if (attempt >= MAX_ATTEMPTS) throw this.stopWith(this.stillLimited(request, attempt));
         continue; // the next reservation waits out the cooldown, or gives up
       }
       if (decision === 'final' || attempt >= MAX_ATTEMPTS) return response;
@@ -270,19 +300,27 @@ export class RateGate {
   ): Promise<string> {
     const id = `${this.claimPrefix}.${this.claims++}`;
     for (;;) {
-      if (request.stopSending?.aborted || request.signal?.aborted) throw new InterruptedError();
+      if (request.stopSending?.aborted || request.signal?.aborted || request.halted?.aborted) {
+        throw new InterruptedError();
+      }
       if (this.stoppedBy) throw this.stoppedBy;
-      const now = this.options.clock.now();
       const count = this.asking + this.backlog;
       const demand = { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
-      const ahead = this.takeReserved(now);
+      // Awaited only when there is one to take: asking costs no turn of the event loop.
+      const ahead = this.reserved.length > 0 ? await this.takeReserved() : undefined;
       if (ahead !== undefined) return went(ahead);
       const ids = [id];
       for (let more = Math.min(MAX_RESERVED_AHEAD, count - 1); more > 0; more--) {
         ids.push(`${this.claimPrefix}.${this.claims++}`);
       }
-      const decision = this.change(
-        (state) => decideSends(state, now, ids, now + this.options.claimMs, demand),
+      // The server's now, read with the state it is compared with.
+      let now = 0;
+      const decision = await this.change(
+        (state) => {
+          now = this.serverNow(state);
+          const claimUntil = now + this.options.claimMs;
+          return decideSends(state, now, ids, claimUntil, demand, this.time.measured);
+        },
         (d) => d.state,
         false,
       );
@@ -296,27 +334,31 @@ export class RateGate {
       }
       const waitMs = Math.max(1, Math.ceil(decision.untilMs - now));
       if (decision.reason === 'learning') {
-        this.voidDeadProbe(decision.state);
+        await this.voidDeadClaims(decision.state);
         // Not a limit: another request is learning the window, and its answer wakes us.
         await this.pause(Math.min(waitMs, LEARNING_POLL_MS), undefined, request, true);
         continue;
       }
       if (decision.reason === 'sharing') {
-        this.voidDeadDemand(decision.state);
+        await this.voidDeadDemand(decision.state);
         // Not a limit either: the budget is there, and is left a while for short processes;
         // it ends before Reset, so it adds nothing to what the window makes the work wait.
         this.trace(`wait ${formatDuration(waitMs)}: ${WAIT_WORDS.sharing} (bulk)`);
         await this.pause(waitMs, undefined, request, true);
         continue;
       }
+      if (decision.reason === 'cooldown' && refusalsExhausted(decision.state)) {
+        throw this.refusalStop(request, decision.state);
+      }
       const banned = decision.reason === 'cooldown' && decision.state.cooldownCode === 'key_banned';
       const refusal = this.refusal(waitMs, banned);
-      if (refusal) throw this.stop(request, decision.reason, waitMs, decision.state, refusal);
+      if (refusal) throw await this.stop(request, decision.reason, waitMs, decision.state, refusal);
       const quota = decision.state.quota;
+      const localNow = this.options.clock.now();
       this.trace(
         `wait ${formatDuration(waitMs)}: ${WAIT_WORDS[decision.reason]}` +
           (decision.reason === 'quota' && quota
-            ? ` (${quota.limit} until ${clockTime(decision.untilMs, now)})`
+            ? ` (${quota.limit} until ${clockTime(localNow + waitMs, localNow)})`
             : '') +
           ` for ${request.method} ${request.url}`,
       );
@@ -329,26 +371,28 @@ export class RateGate {
    * A claim taken ahead, if the key still has budget to spare as every process knows it now
    * (read without the lock): a cooldown or a short process learnt meanwhile returns them all.
    */
-  private takeReserved(now: number): string | undefined {
+  private async takeReserved(): Promise<string | undefined> {
     if (this.reserved.length === 0) return undefined;
-    if (ampleBudget(this.safeRead(), now)) return this.reserved.shift();
-    this.releaseReserved();
+    const state = this.safeRead();
+    if (ampleBudget(state, this.serverNow(state))) return this.reserved.shift();
+    await this.releaseReserved();
     return undefined;
   }
 
-  private releaseReserved(): void {
+  private async releaseReserved(): Promise<void> {
     const ids = this.reserved;
     if (ids.length === 0) return;
     this.reserved = [];
-    this.change((state) => ids.reduce((current, id) => returnUnsent(current, id), state));
+    await this.settle((state) => ids.reduce((current, id) => returnUnsent(current, id), state));
   }
 
   /**
-   * Gives back the claims taken ahead that no request used. Called when the process is done
-   * sending.
+   * Gives back the claims taken ahead that no request used, and closes the store. Called when
+   * the process is done sending.
    */
-  finish(): void {
-    this.releaseReserved();
+  async finish(): Promise<void> {
+    await this.releaseReserved();
+    await this.store.close?.();
   }
 
   /** Requests of this process that wait ask the gate again. */
@@ -357,27 +401,34 @@ export class RateGate {
     this.changed = new AbortController();
   }
 
-  /** A probe whose process has died gets no answer: void its claim rather than wait it out. */
-  private voidDeadProbe(state: GateState): void {
+  /**
+   * A probe whose process has died gets no answer: void its claim rather than wait it out.
+   * So are the unplaced claims of a dead process, which time never lapses (policy.ts).
+   */
+  private async voidDeadClaims(state: GateState): Promise<void> {
+    const alive = this.options.claimAlive;
+    if (!alive) return;
     const probe = state.probe;
-    if (!probe || !this.options.claimAlive || this.options.claimAlive(probe.id)) return;
-    this.change((current) =>
-      current.probe?.id === probe.id ? releaseSend(current, probe.id) : current,
-    );
+    const dead = Object.entries(state.inFlight ?? {})
+      .filter(([id, claim]) => (claim.unplaced || id === probe?.id) && !alive(id))
+      .map(([id]) => id);
+    if (probe && !alive(probe.id) && !dead.includes(probe.id)) dead.push(probe.id);
+    if (dead.length === 0) return;
+    await this.change((current) => dead.reduce((next, id) => releaseSend(next, id), current));
   }
 
   /** A process that died while saying it had requests to send will send none of them. */
-  private voidDeadDemand(state: GateState): void {
+  private async voidDeadDemand(state: GateState): Promise<void> {
     const alive = this.options.claimAlive;
     if (!alive) return;
     const dead = Object.keys(state.demand ?? {}).filter((owner) => !alive(`${owner}.0`));
     if (dead.length === 0) return;
-    this.change((current) => dead.reduce(forgetDemand, current));
+    await this.change((current) => dead.reduce(forgetDemand, current));
   }
 
   /** Why waiting `ms` from now does not fit the command's limits (wait-limits.ts), if not. */
   private refusal(ms: number, banned = false): WaitRefusal | undefined {
-    const now = this.options.clock.now();
+    const now = this.time.steadyNow();
     // Concurrent waits count once: only what this one adds past those already counted.
     const added = Math.max(0, now + ms - Math.max(now, this.waitedUntilMs));
     return refuseWait(this.limits, { waitMs: ms, totalMs: this.waitedMs + added, banned });
@@ -398,39 +449,71 @@ export class RateGate {
     request: HttpRequest,
     wakeOnChange: boolean,
   ): Promise<void> {
-    const start = this.options.clock.now();
-    const signals = [request.signal, request.stopSending];
+    const start = this.time.steadyNow();
+    const signals = [request.signal, request.stopSending, request.halted];
     if (wakeOnChange) signals.push(this.changed.signal);
     const stop = followAbort(signals);
     try {
       if (notice) await this.wait(ms, notice, stop.signal);
       else await this.options.clock.sleep(ms, stop.signal);
     } catch (error) {
-      if (request.signal?.aborted || request.stopSending?.aborted) throw new InterruptedError();
+      if (request.signal?.aborted || request.stopSending?.aborted || request.halted?.aborted) {
+        throw new InterruptedError();
+      }
       if (!stop.signal.aborted) throw error;
     } finally {
       stop.dispose();
       if (notice) {
-        const end = this.options.clock.now();
+        const end = this.time.steadyNow();
         this.waitedMs += Math.max(0, end - Math.max(start, this.waitedUntilMs));
         this.waitedUntilMs = Math.max(this.waitedUntilMs, end);
       }
     }
   }
 
-  private learn(id: string, request: HttpRequest, response: HttpResponse): void {
-    const now = this.options.clock.now();
+  private async learn(
+    id: string,
+    request: HttpRequest,
+    response: HttpResponse,
+    sentAt: number,
+  ): Promise<void> {
     const limited = response.status === 429;
     const code = limited ? this.serverErrorCode(response.text) : undefined;
-    let retryAfterMs: number | undefined;
-    const observe = (current: GateState) => {
-      const heard = readRateHeaders(response.headers, now, knownClockOffset(current, now));
-      retryAfterMs = heard.retryAfterMs;
-      const answer = { status: response.status, ...heard, code };
-      return observeAnswer(current, id, now, answer, this.options.random);
+    // Read once, on this process's steady clock, after the Date has told this process's
+    // offset what it can.
+    const answeredAt = this.time.steadyNow();
+    this.time.measure(readDate(response.headers), sentAt, answeredAt);
+    const placed = this.time.placedOffsetMs ?? 0;
+    const heard = readRateHeaders(response.headers, answeredAt, this.time.measuredOffsetMs, placed);
+    // rate-headers.ts places Reset on the steady clock; the state keeps it on the server's,
+    // no earlier than it may be, and so a wait from the server's now.
+    const slack = this.time.uncertaintyMs;
+    const retryAfterMs = heard.retryAfterMs === undefined ? undefined : heard.retryAfterMs + slack;
+    const window = heard.window && {
+      ...heard.window,
+      resetAtMs: heard.window.resetAtMs + placed + (heard.resetFromNow ? slack : 0),
     };
-    const state = this.change(observe);
-    if (limited) {
+    let now = 0;
+    let stop = false;
+    const observe = (current: GateState) => {
+      now = this.serverNow(current);
+      const answer = {
+        status: response.status,
+        serverAtLeastMs: this.time.atLeast(),
+        localMs: this.options.clock.now(),
+        ...(window && { window }),
+        ...(retryAfterMs !== undefined && { retryAfterMs }),
+        code,
+      };
+      const next = observeAnswer(current, id, now, answer, this.options.random);
+      stop = refusedTooOften(current, next);
+      return next;
+    };
+    // The answer stands even if the store is lost now: the request went, and its caller must
+    // hear how it ended; the next request of this process stops instead.
+    const state = await this.settle(observe);
+    if (stop && state) this.refusalStop(request, state);
+    if (limited && state) {
       const until = state.cooldownUntilMs ?? now;
       this.trace(
         `429${code ? ` ${code}` : ''}: nothing more is sent on this key for ${formatDuration(until - now)}` +
@@ -448,19 +531,21 @@ export class RateGate {
    * file that cannot be used (a full disk, a folder pets may not write) leaves this process
    * with a state of its own: it still keeps to the rules, only not across processes.
    */
-  private change<T = GateState>(
+  private async change<T = GateState>(
     step: (state: GateState) => T,
     stateOf: (result: T) => GateState = (result) => result as unknown as GateState,
     learnt = true,
-  ): T {
+  ): Promise<T> {
+    if (this.storeLost) throw this.storeLost;
     let result: T;
     try {
-      result = this.store.update((state) => {
+      result = await this.store.update((state) => {
         const value = step(state);
         return { state: stateOf(value), result: value };
       });
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
+      if (this.store.shared !== undefined) throw this.loseStore(error);
       const reason = (error as Error).message;
       this.trace(`the rate-limit state cannot be shared: ${reason}`);
       this.options.warn?.(
@@ -468,7 +553,7 @@ export class RateGate {
       );
       const last = this.safeRead();
       this.store = memoryStore(last);
-      result = this.store.update((state) => {
+      result = await this.store.update((state) => {
         const value = step(state);
         return { state: stateOf(value), result: value };
       });
@@ -478,12 +563,92 @@ export class RateGate {
     return result;
   }
 
+  /**
+   * A change that settles what already happened (an answer, a request that ended unsent,
+   * claims given back): with the shared store lost, it is dropped, since the claims lapse
+   * there by themselves, and what happened still reaches the caller. Undefined then.
+   */
+  private async settle(step: (state: GateState) => GateState): Promise<GateState | undefined> {
+    try {
+      return await this.change(step);
+    } catch (error) {
+      if (error === this.storeLost) return undefined;
+      throw error;
+    }
+  }
+
+  /** The error that stops this process's every request from now on (exit 6). */
+  private loseStore(error: unknown): NetworkError {
+    if (!this.storeLost) {
+      const reason = this.options.redact
+        ? this.options.redact((error as Error).message)
+        : (error as Error).message;
+      this.trace(`the rate store ${this.store.shared} is lost: ${reason}`);
+      this.storeLost = new NetworkError(
+        'rate_store_lost',
+        `lost the rate store ${this.store.shared} (${reason}); without it, machines sharing this key cannot keep to its limits, so ${this.sentWords()} and nothing more is sent`,
+        {
+          requestMayHaveArrived: false,
+          hint: 'Once the store is reachable again, run the same command: a batch resumes where it stopped.',
+        },
+      );
+    }
+    return this.storeLost;
+  }
+
   private safeRead(): GateState {
     try {
       return this.store.read();
     } catch {
-      return { consecutive429s: 0 };
+      return EMPTY_STATE;
     }
+  }
+
+  /** A request counted as sent never left: the count, and a stop's message, say so. */
+  private unsend(): void {
+    this.sent--;
+    if (this.stoppedBy && this.stopText) this.stoppedBy.message = this.stopText(this.sentWords());
+  }
+
+  /** `error` stops this process's every request from now on: one stop for the whole run. */
+  private stopWith<E extends PetsError>(error: E, text?: (sentWords: string) => string): E {
+    if (!this.stoppedBy) {
+      this.stoppedBy = error;
+      this.stopText = text;
+    }
+    return error;
+  }
+
+  /**
+   * The stop after MAX_REFUSALS refusals in a row (policy.ts): exit 5 for 429s, 7 for 503s,
+   * saying how many and since when.
+   */
+  private refusalStop(request: HttpRequest, state: GateState): PetsError {
+    const refusals = state.refusals!;
+    const localNow = this.options.clock.now();
+    const since = this.time.toLocal(refusals.sinceMs, state);
+    const until = this.time.toLocal(state.cooldownUntilMs ?? this.serverNow(state), state);
+    const at = clockTime(until, localNow);
+    const answer = refusals.status === 429 ? '429 (rate limited)' : '503 (unavailable)';
+    const text = (sentWords: string) =>
+      `${request.method} ${request.url}: the server answered ${answer} ${refusals.count} times in a row since ${clockTime(since, localNow)}, ` +
+      `each waited out with a longer backoff, and no request succeeded between, so ${sentWords}`;
+    const details = {
+      status: refusals.status,
+      retryAfter: Math.max(0, Math.ceil((until - localNow) / 1000)),
+      resumeAt: new Date(until),
+    };
+    const error =
+      refusals.status === 429
+        ? new RateLimitError(state.cooldownCode ?? 'rate_limited', text(this.sentWords()), {
+            ...details,
+            hint: `Retry after ${at}; if the key is refused again, check it with the API's provider.`,
+          })
+        : new ServerUnavailableError('server_unavailable', text(this.sentWords()), {
+            ...details,
+            hint: `The server is unavailable: try again after ${at}.`,
+          });
+    return this.stopWith(error, text);
   }
 
   private sentWords(): string {
@@ -497,13 +662,13 @@ export class RateGate {
    * next request may go (carried as `resumeAt`), and why pets does not wait for it. Every
    * request of this process after it stops too, so that the count of requests sent is final.
    */
-  private stop(
+  private async stop(
     request: HttpRequest,
     reason: WaitReason,
     waitMs: number,
     state: GateState,
     refusal: WaitRefusal,
-  ): RateLimitError {
+  ): Promise<PetsError> {
     const now = this.options.clock.now();
     const until = now + waitMs;
     const at = clockTime(until, now);
@@ -519,10 +684,12 @@ export class RateGate {
         : refusal === 'unattended'
           ? `longer than a batch waits unattended (${formatDuration(this.limits.eachWaitMs)})`
           : 'and a batch does not wait out a ban';
-    this.stoppedBy = new RateLimitError(
-      banned ? 'key_banned' : 'rate_limited',
+    const text = (sentWords: string) =>
       `${request.method} ${request.url}: ${what}; the next request may go at ${at}, ` +
-        `in ${formatDuration(waitMs)}, ${why}, so ${this.sentWords()}`,
+      `in ${formatDuration(waitMs)}, ${why}, so ${sentWords}`;
+    const error = new RateLimitError(
+      banned ? 'key_banned' : 'rate_limited',
+      text(this.sentWords()),
       {
         status: reason === 'cooldown' ? 429 : undefined,
         retryAfter: Math.ceil(waitMs / 1000),
@@ -534,8 +701,9 @@ export class RateGate {
             : `Retry after ${at}, or give --max-wait to wait that long.`,
       },
     );
-    this.releaseReserved();
-    return this.stoppedBy;
+    const stoppedBy = this.stopWith(error, text);
+    await this.releaseReserved();
+    return stoppedBy;
   }
 
   /** Why a wait of `waitMs` is refused: longer than --max-wait, or than what is left of it. */
@@ -547,7 +715,7 @@ export class RateGate {
 
   private stillLimited(request: HttpRequest, attempts: number): RateLimitError {
     const state = this.safeRead();
-    const until = state.cooldownUntilMs ?? this.options.clock.now();
+    const until = this.time.toLocal(state.cooldownUntilMs ?? this.serverNow(state), state);
     return new RateLimitError(
       state.cooldownCode ?? 'rate_limited',
       `${request.method} ${request.url}: still rate limited (429) after ${attempts} attempts; ${this.sentWords()}`,

@@ -8,6 +8,9 @@
 // once, but for a bulk sender sharing a window that cannot hold all the work (sharing.ts).
 // When nothing is known, or a window has ended, one request goes first to learn the
 // new window, and the others follow its answer.
+//
+// Every moment in the state, and every `nowMs` these functions take, is on the server's
+// clock (server-clock.ts): processes whose own clocks disagree share one state.
 
 import type { ServerWindow } from './rate-headers.js';
 import {
@@ -26,24 +29,69 @@ export interface GateState extends SharingState {
   cooldownUntilMs?: number;
   /** What the server said with the 429 that started the cooldown (e.g. key_banned). */
   cooldownCode?: string;
-  /** 429s in a row: the exponent of the backoff when the server gives no wait. */
-  consecutive429s: number;
+  /**
+   * Refusals (429 or 503) in a row on the key that the quota does not explain, with no
+   * success between them: how many, since when, the last wait they caused (the next is at
+   * least double), and `ended` as it stood after the last, to tell a new refusal from an
+   * answer to a request sent before the last was known (the same refusal, heard again).
+   */
+  refusals?: Refusals;
+  /**
+   * When the key last showed a limit (rate headers, or a 429): an answer without headers soon
+   * after means the limit is unknown, not absent.
+   */
+  limitSeenAtMs?: number;
   /** The request learning a new window, and when its claim lapses if no answer comes. */
-  probe?: { id: string; untilMs: number };
+  probe?: Claim & { id: string };
   /**
    * Requests sent and not yet answered: when each claim lapses (a crashed process), and how
    * many requests had ended when it was sent.
    */
-  inFlight?: Record<string, { untilMs: number; ended: number }>;
+  inFlight?: Record<string, Claim & { ended: number }>;
   /** Requests ended so far (answered, failed, or lapsed): tells a fresh answer from a stale one. */
   ended?: number;
   /** The last answer had no rate-limit headers: the server states no limit. */
   unlimited?: boolean;
-  /** How far the server's clock is ahead of this one (rate-headers.ts), and when learnt. */
-  serverClock?: { offsetMs: number; atMs: number };
+  /**
+   * The latest moment of the server's clock a process has read from the server's Date: a
+   * process yet to read a Date itself counts from it (server-clock.ts), never from its own
+   * clock, which may be anywhere.
+   */
+  seenServerMs?: number;
+  /**
+   * The wall clock of the process that read `seenServerMs`, when it read it: a process yet to
+   * read a Date lets the floor move on by its own wall clock since then, less what clocks on
+   * one machine are allowed to disagree by (server-clock.ts), so that a cooldown ends for
+   * commands that never send.
+   */
+  seenAtLocalMs?: number;
 }
 
-export const EMPTY_STATE: GateState = { consecutive429s: 0 };
+export const EMPTY_STATE: GateState = {};
+
+export interface Refusals {
+  count: number;
+  sinceMs: number;
+  lastWaitMs: number;
+  status: 429 | 503;
+  ended: number;
+}
+
+/**
+ * A request's hold on the key until its answer comes. `untilMs` is when it lapses should no
+ * answer come (its process died). A claim made by a process that has not yet read the
+ * server's Date is `unplaced`: its `untilMs` may be far behind the server's now, so time never
+ * lapses it; only its answer, or its process found gone (the gate), ends it.
+ */
+export interface Claim {
+  untilMs: number;
+  unplaced?: true;
+}
+
+/** The claim lapses by time (an unplaced one never does). */
+function lapsed(claim: Claim, nowMs: number): boolean {
+  return !claim.unplaced && claim.untilMs <= nowMs;
+}
 
 export type WaitReason = 'cooldown' | 'quota' | 'learning' | 'sharing';
 
@@ -56,10 +104,10 @@ export const CLAIM_SLACK_MS = 5_000;
 
 function live(state: GateState, nowMs: number): GateState {
   const claims = Object.entries(state.inFlight ?? {});
-  const inFlight = Object.fromEntries(claims.filter(([, claim]) => claim.untilMs > nowMs));
-  const lapsed = claims.length - Object.keys(inFlight).length;
-  const next: GateState = { ...state, inFlight, ended: (state.ended ?? 0) + lapsed };
-  if (next.probe && next.probe.untilMs <= nowMs) delete next.probe;
+  const inFlight = Object.fromEntries(claims.filter(([, claim]) => !lapsed(claim, nowMs)));
+  const ended = claims.length - Object.keys(inFlight).length;
+  const next: GateState = { ...state, inFlight, ended: (state.ended ?? 0) + ended };
+  if (next.probe && lapsed(next.probe, nowMs)) delete next.probe;
   if (next.quota && next.quota.resetAtMs <= nowMs) delete next.quota;
   if (next.cooldownUntilMs !== undefined && next.cooldownUntilMs <= nowMs) {
     delete next.cooldownUntilMs;
@@ -78,9 +126,10 @@ export interface ProcessDemand {
 
 /**
  * May request `id` go now? If so, the returned state holds its reservation (budget taken,
- * in flight until `claimUntilMs`); if not, until when it should wait before asking again.
- * With `demand`, the process's word on what it still has to send is kept in the state, and
- * a process with more than one request to send shares the window (sharing.ts).
+ * in flight until `claimUntilMs`, or until answered when `placed` is false: the asking
+ * process has not read the server's clock yet); if not, until when it should wait before
+ * asking again. With `demand`, the process's word on what it still has to send is kept in
+ * the state, and a process with more than one request to send shares the window (sharing.ts).
  */
 export function decideSend(
   state: GateState,
@@ -88,7 +137,11 @@ export function decideSend(
   id: string,
   claimUntilMs: number,
   demand?: ProcessDemand,
+  placed = true,
 ): SendDecision {
+  const claim: Claim = placed
+    ? { untilMs: claimUntilMs }
+    : { untilMs: claimUntilMs, unplaced: true };
   const alive = live(state, nowMs);
   // No limit to share: nothing to reserve or say, so nothing to write.
   if (alive.unlimited && alive.cooldownUntilMs === undefined && !alive.quota) {
@@ -104,7 +157,7 @@ export function decideSend(
   }
   const inFlight = {
     ...current.inFlight,
-    [id]: { untilMs: claimUntilMs, ended: current.ended ?? 0 },
+    [id]: { ...claim, ended: current.ended ?? 0 },
   };
   const sent = (from: GateState) => ({ ...say(from, (demand?.count ?? 1) - 1), inFlight });
   const quota = current.quota;
@@ -129,7 +182,7 @@ export function decideSend(
   if (current.probe) {
     return { go: false, state: current, reason: 'learning', untilMs: current.probe.untilMs };
   }
-  return { go: true, state: { ...sent(current), probe: { id, untilMs: claimUntilMs } } };
+  return { go: true, state: { ...sent(current), probe: { id, ...claim } } };
 }
 
 // A window has budget to spare when this much is left of it: more than one process's burst
@@ -166,15 +219,23 @@ export function decideSends(
   ids: readonly string[],
   claimUntilMs: number,
   demand: ProcessDemand,
+  placed = true,
 ): SendDecision & { reserved: string[] } {
-  const first = decideSend(state, nowMs, ids[0]!, claimUntilMs, demand);
+  const first = decideSend(state, nowMs, ids[0]!, claimUntilMs, demand, placed);
   const reserved: string[] = [];
   if (!first.go) return { ...first, reserved };
   let current = first.state;
   for (const id of ids.slice(1, 1 + Math.min(MAX_RESERVED_AHEAD, demand.count - 1))) {
     if (!ampleBudget(current, nowMs)) break;
     const count = demand.count - 1 - reserved.length;
-    const next = decideSend(current, nowMs, id, claimUntilMs, { ...demand, count, short: false });
+    const next = decideSend(
+      current,
+      nowMs,
+      id,
+      claimUntilMs,
+      { ...demand, count, short: false },
+      placed,
+    );
     if (!next.go) break;
     current = next.state;
     reserved.push(id);
@@ -206,24 +267,74 @@ export function returnUnsent(state: GateState, id: string): GateState {
 
 export interface Answer {
   status: number;
-  clockOffsetMs?: number;
+  /**
+   * The least the server's now can be, as the answering process measured it from Dates,
+   * when it has read one: the shared floor of every process's clock (server-clock.ts).
+   */
+  serverAtLeastMs?: number;
+  /** The answering process's wall clock when it measured `serverAtLeastMs`. */
+  localMs?: number;
   window?: ServerWindow;
   retryAfterMs?: number;
   /** The server's error code with a 429, when it gave one. */
   code?: string;
 }
 
-/** Clocks drift: what was learnt of the server's clock is trusted this long. */
-export const SERVER_CLOCK_TRUST_MS = 10 * 60_000;
+/** The least wait after a refusal: a Retry-After of 0, past or unreadable is no reason to resend at once. */
+export const BACKOFF_BASE_MS = 1_000;
+/** Each refusal in a row waits up to this share longer than its floor, so that clients spread out. */
+export const BACKOFF_JITTER = 0.25;
+/**
+ * Refusals in a row, with no success between, after which a run stops (exit 5 for 429, 7 for
+ * 503): with waits from 1 s doubling, about half a minute of a server that refuses everything.
+ * A wait for a used-up window is no refusal: the quota explains it, and it never counts.
+ */
+export const MAX_REFUSALS = 5;
+/** How long a limit the key showed makes an answer without rate headers mean "unknown". */
+export const LIMIT_MEMORY_MS = 10 * 60_000;
 
-/** The server clock's offset as `state` knows it, if learnt recently enough to trust. */
-export function knownClockOffset(state: GateState, nowMs: number): number | undefined {
-  const clock = state.serverClock;
-  return clock && nowMs - clock.atMs < SERVER_CLOCK_TRUST_MS ? clock.offsetMs : undefined;
+/**
+ * The refusal `answer` adds to the streak, if it is one that counts: 429 or 503 that the
+ * quota does not explain, to a request sent after the last refusal was known.
+ */
+function countsAsRefusal(
+  state: GateState,
+  claimEnded: number | undefined,
+  answer: Answer,
+  nowMs: number,
+) {
+  if (answer.status !== 429 && answer.status !== 503) return false;
+  if (explainedByQuota(state, answer, nowMs)) return false;
+  const streak = state.refusals;
+  if (!streak) return true;
+  // A request sent with no claim (no limit was known) counts only as the first of a streak.
+  return claimEnded !== undefined && claimEnded >= streak.ended;
 }
 
-export const BACKOFF_BASE_MS = 1_000;
-export const BACKOFF_CAP_MS = 60_000;
+/**
+ * A 429 the quota explains: its window (or, when it has none, the one known) is used up until
+ * a Reset still ahead. Its wait is a window's, not a refusal's.
+ */
+function explainedByQuota(state: GateState, answer: Answer, nowMs: number): boolean {
+  if (answer.status !== 429) return false;
+  const window = answer.window ?? state.quota;
+  return window !== undefined && window.remaining <= 0 && window.resetAtMs > nowMs;
+}
+
+/**
+ * The key has been refused MAX_REFUSALS times in a row and is still waiting the last out:
+ * a process asking now stops at once, sending nothing. Once the wait is over, one request
+ * may try again, and one more refusal stops it.
+ */
+export function refusalsExhausted(state: GateState): boolean {
+  return (state.refusals?.count ?? 0) >= MAX_REFUSALS && state.cooldownUntilMs !== undefined;
+}
+
+/** The refusal streak reached its bound with this answer: the run stops. */
+export function refusedTooOften(before: GateState, after: GateState): boolean {
+  const count = after.refusals?.count ?? 0;
+  return count > (before.refusals?.count ?? 0) && count >= MAX_REFUSALS;
+}
 
 /**
  * Takes in what the answer to request `id` said. The server's Remaining counted the requests
@@ -240,18 +351,21 @@ export function observeAnswer(
   answer: Answer,
   random: () => number,
 ): GateState {
-  const endedMeanwhile = (state.ended ?? 0) - (state.inFlight?.[id]?.ended ?? state.ended ?? 0);
-  let next = live(releaseSend(state, id), nowMs);
-  const clock = next.serverClock;
-  // Kept fresh, but not rewritten for every answer that says the same.
-  if (
-    answer.clockOffsetMs !== undefined &&
-    (clock?.offsetMs !== answer.clockOffsetMs || nowMs - clock.atMs > SERVER_CLOCK_TRUST_MS / 10)
-  ) {
-    next.serverClock = { offsetMs: answer.clockOffsetMs, atMs: nowMs };
+  const claimEnded = state.inFlight?.[id]?.ended;
+  const endedMeanwhile = (state.ended ?? 0) - (claimEnded ?? state.ended ?? 0);
+  const next = live(releaseSend(state, id), nowMs);
+  const atLeast = answer.serverAtLeastMs;
+  if (atLeast !== undefined && atLeast > (next.seenServerMs ?? Number.NEGATIVE_INFINITY)) {
+    next.seenServerMs = atLeast;
+    if (answer.localMs === undefined) delete next.seenAtLocalMs;
+    else next.seenAtLocalMs = answer.localMs;
   }
   const inFlight = Object.keys(next.inFlight ?? {}).length;
-  const window = answer.window;
+  const refused = answer.status === 429 || answer.status === 503;
+  const explained = explainedByQuota(next, answer, nowMs);
+  // A refusal whose window says there is budget contradicts itself: its window tells nothing.
+  const window = refused && !explained ? undefined : answer.window;
+  if (window || answer.status === 429) next.limitSeenAtMs = nowMs;
   if (window) {
     delete next.unlimited;
     const known = next.quota;
@@ -263,30 +377,52 @@ export function observeAnswer(
           remaining: Math.max(known.remaining, unsent),
         }
       : { ...window, remaining: unsent };
-  } else if (answer.status !== 429) {
-    next.unlimited = true;
+  } else if (!refused) {
+    // No headers: the server states no limit, unless the key showed one lately; then the
+    // limit is unknown, and requests go one at a time, each learning (decideSend's probe).
+    const recent = next.limitSeenAtMs !== undefined && nowMs - next.limitSeenAtMs < LIMIT_MEMORY_MS;
+    if (recent) delete next.unlimited;
+    else next.unlimited = true;
   }
 
-  if (answer.status !== 429) return { ...next, consecutive429s: 0 };
+  if (!refused) {
+    // A success ends a streak of refusals; a gateway's 502 or 504 neither ends nor adds to it.
+    if (answer.status < 500) delete next.refusals;
+    return next;
+  }
 
-  const streak = next.consecutive429s + 1;
-  const quota = next.quota;
-  if (quota) next.quota = { ...quota, remaining: 0 };
   delete next.unlimited;
-  const serverWaitMs =
-    answer.retryAfterMs ?? (quota && quota.resetAtMs > nowMs ? quota.resetAtMs - nowMs : undefined);
-  // With no wait from the server, back off exponentially, with full jitter.
-  const waitMs =
-    serverWaitMs ??
-    Math.ceil(
-      BACKOFF_BASE_MS + random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (streak - 1)),
+  const counts = countsAsRefusal(live(state, nowMs), claimEnded, answer, nowMs);
+  const quota = next.quota;
+  let waitMs: number;
+  if (explained) {
+    // The window is used up: wait for its Reset, as for any used-up window.
+    if (quota) next.quota = { ...quota, remaining: 0 };
+    const resetInMs = quota && quota.resetAtMs > nowMs ? quota.resetAtMs - nowMs : 0;
+    waitMs = Math.max(answer.retryAfterMs ?? 0, resetInMs, BACKOFF_BASE_MS);
+  } else {
+    // Not the quota: what pets knew of the window is wrong; after the wait, one request
+    // learns it again. Each refusal in a row waits at least the server's Retry-After and
+    // double the last, with jitter; 0, past or unreadable Retry-After waits the least.
+    delete next.quota;
+    const floor = Math.max(
+      answer.retryAfterMs ?? 0,
+      counts ? 2 * (next.refusals?.lastWaitMs ?? 0) : 0,
+      BACKOFF_BASE_MS,
     );
-  const until = nowMs + waitMs;
-  next = {
-    ...next,
-    consecutive429s: streak,
-    cooldownUntilMs: Math.max(until, next.cooldownUntilMs ?? 0),
-  };
-  if (answer.code !== undefined) next.cooldownCode = answer.code;
+    waitMs = counts ? Math.ceil(floor * (1 + BACKOFF_JITTER * random())) : floor;
+    if (counts) {
+      const streak = next.refusals;
+      next.refusals = {
+        count: (streak?.count ?? 0) + 1,
+        sinceMs: streak?.sinceMs ?? nowMs,
+        lastWaitMs: waitMs,
+        status: answer.status as 429 | 503,
+        ended: next.ended ?? 0,
+      };
+    }
+  }
+  next.cooldownUntilMs = Math.max(nowMs + waitMs, next.cooldownUntilMs ?? 0);
+  if (answer.status === 429 && answer.code !== undefined) next.cooldownCode = answer.code;
   return next;
 }

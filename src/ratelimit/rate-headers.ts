@@ -21,11 +21,19 @@ export interface ServerWindow {
 }
 
 export interface RateHeaders {
-  /** How far the server's clock is ahead of this one, as best known (never more than it is). */
-  clockOffsetMs: number;
+  /**
+   * How far the server's clock is ahead of this one, as best known (never more than it is);
+   * undefined when neither this answer nor an earlier one had a Date.
+   */
+  clockOffsetMs?: number;
   window?: ServerWindow;
   /** The server's wait, from Retry-After: the largest of its values, never shortened. */
   retryAfterMs?: number;
+  /**
+   * The window's Reset was counted from the server's now (seconds from now), not named as a
+   * moment of its clock: placed by a Date, it is as uncertain as the Date.
+   */
+  resetFromNow?: true;
 }
 
 /**
@@ -97,6 +105,8 @@ interface Parsed {
   remaining?: number;
   /** Reset as a moment on the server's clock. */
   resetAtMs?: number;
+  /** Reset was given as a time from the server's now. */
+  fromNow?: boolean;
 }
 
 /** A number of seconds or milliseconds, perhaps with a fraction. */
@@ -144,10 +154,16 @@ export function readReset(text: string | undefined, serverNowMs: number): number
 function contractFields(headers: Headers, serverNowMs: number): Parsed | undefined {
   const remaining = wholeNumber(first(headers, RATE_LIMIT_HEADERS.remaining));
   if (remaining === undefined) return undefined;
+  const reset = first(headers, RATE_LIMIT_HEADERS.reset);
+  const resetAtMs = readReset(reset, serverNowMs);
+  const value = resetNumber(reset);
+  const absolute =
+    value !== undefined && (near(value * 1000, serverNowMs) || near(value, serverNowMs));
   return {
     limit: wholeNumber(first(headers, RATE_LIMIT_HEADERS.limit)),
     remaining,
-    resetAtMs: readReset(first(headers, RATE_LIMIT_HEADERS.reset), serverNowMs),
+    resetAtMs,
+    fromNow: resetAtMs !== undefined && !absolute,
   };
 }
 
@@ -186,6 +202,7 @@ function draftFields(headers: Headers, serverNowMs: number): Parsed | undefined 
       limit: wholeNumber(policies.get(name)?.params.get('q')),
       remaining,
       resetAtMs: seconds === undefined ? undefined : serverNowMs + seconds * 1000,
+      fromNow: true,
     };
   }
   return binding;
@@ -202,7 +219,14 @@ function earlierDraftFields(headers: Headers, serverNowMs: number): Parsed | und
     limit: leading('ratelimit-limit'),
     remaining,
     resetAtMs: seconds === undefined ? undefined : serverNowMs + seconds * 1000,
+    fromNow: true,
   };
+}
+
+/** The server's Date, when it sent one that reads. */
+export function readDate(headers: Headers): number | undefined {
+  const date = Date.parse(first(headers, 'date') ?? '');
+  return Number.isNaN(date) ? undefined : date;
 }
 
 /**
@@ -213,9 +237,13 @@ function earlierDraftFields(headers: Headers, serverNowMs: number): Parsed | und
  * closer. A sample far from the estimate means another clock (the server's was reset), and
  * starts again.
  */
-function clockOffsetMs(headers: Headers, nowMs: number, knownOffsetMs?: number): number {
-  const date = Date.parse(first(headers, 'date') ?? '');
-  if (Number.isNaN(date)) return knownOffsetMs ?? 0;
+function clockOffsetMs(
+  headers: Headers,
+  nowMs: number,
+  knownOffsetMs?: number,
+): number | undefined {
+  const date = readDate(headers);
+  if (date === undefined) return knownOffsetMs;
   const sample = date - nowMs;
   if (knownOffsetMs === undefined || Math.abs(sample - knownOffsetMs) > 2_000) return sample;
   return Math.max(sample, knownOffsetMs);
@@ -231,27 +259,29 @@ const DATE_AGREEMENT_MS = 1_100;
  * cannot be told from this one; at worst that costs a 429 as a window opens, whose Retry-After
  * is then obeyed, never a send into a known block.
  */
-function placingOffsetMs(offsetMs: number): number {
+export function placingOffsetMs(offsetMs: number): number {
   return offsetMs <= 0 && offsetMs > -DATE_AGREEMENT_MS ? 0 : offsetMs;
 }
 
 /**
  * What a response says of the key's limits, on this machine's clock at `nowMs`, given what
- * earlier answers told of the server's clock (`knownOffsetMs`).
+ * earlier answers told of the server's clock (`knownOffsetMs`); `placedOffsetMs`, when given, is the
+ * offset to place its moments with, as the caller knows it better (server-clock.ts).
  */
 export function readRateHeaders(
   headers: Headers,
   nowMs: number,
   knownOffsetMs?: number,
+  placedOffsetMs?: number,
 ): RateHeaders {
   const learntOffsetMs = clockOffsetMs(headers, nowMs, knownOffsetMs);
-  const offsetMs = placingOffsetMs(learntOffsetMs);
+  const offsetMs = placedOffsetMs ?? placingOffsetMs(learntOffsetMs ?? 0);
   const serverNowMs = nowMs + offsetMs;
   const parsed =
     contractFields(headers, serverNowMs) ??
     draftFields(headers, serverNowMs) ??
     earlierDraftFields(headers, serverNowMs);
-  const result: RateHeaders = { clockOffsetMs: learntOffsetMs };
+  const result: RateHeaders = learntOffsetMs === undefined ? {} : { clockOffsetMs: learntOffsetMs };
   const retryAfterMs = retryAfter(headers, serverNowMs);
   if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
   if (!parsed || parsed.remaining === undefined) return result;
@@ -260,6 +290,7 @@ export function readRateHeaders(
   if (parsed.limit !== undefined && parsed.remaining > parsed.limit) return result;
   const limit = parsed.limit ?? parsed.remaining;
   const resetOk = parsed.resetAtMs !== undefined && currentReset(parsed.resetAtMs, serverNowMs);
+  if (resetOk && parsed.fromNow) result.resetFromNow = true;
   result.window = resetOk
     ? { limit, remaining: parsed.remaining, resetAtMs: parsed.resetAtMs! - offsetMs }
     : // Remaining still counts; the window ends, as far as pets knows, when one has surely

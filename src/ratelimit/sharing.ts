@@ -5,7 +5,9 @@
 // shortly before Reset rather than taking the whole budget at once: a short process (one
 // request, such as `pets list` in a loop) that arrives mid-window still finds budget, and the
 // window's budget is still all spent by its end. A short process never waits while budget is
-// left. When the work fits the budget, or no short process is on the key, nothing is spread.
+// left. When the work fits the budget, or no short process is on the key, nothing is spread;
+// but a bulk sender whose work needs the next window anyway leaves the window's last two
+// requests until just before Reset, for a short process that has not come yet.
 // On a sliding window, slots free one window after they were used, so a spread window frees
 // its slots spread too: there, the short process's share can make the batch end later.
 
@@ -98,7 +100,6 @@ export function forgetDemand<S extends SharingState>(state: S, owner: string): S
   return state.demand?.[owner] ? sayDemand(state, owner, { count: 0 }, 0, 0) : state;
 }
 
-/** The moment a bulk request of `state` may go, or undefined if it may go now. */
 /** A short process is on the key, or was lately. */
 export function shortOnKey(state: SharingState): boolean {
   return (
@@ -107,6 +108,39 @@ export function shortOnKey(state: SharingState): boolean {
   );
 }
 
+/**
+ * The last few requests of a window that bulk senders leave for short processes until just
+ * before Reset: a `pets list` that comes after a batch took its window at once finds one at
+ * once, instead of waiting up to a window for the next. Bulk sends take them at the end of the
+ * window, so the windows the work needs stay as many. Two, for the one at a terminal and one
+ * more (a loop's next start-up, a second terminal).
+ */
+export const SHORT_RESERVE = 2;
+/** Bulk senders take the reserve this long before Reset: a second unknown, and a second to arrive. */
+export const RESERVE_RELEASE_MS = 2 * RESET_UNCERTAINTY_MS;
+/**
+ * Only a window of at least ten times the reserve keeps one (a small window's budget is the
+ * batch's pace), and only one that resets within minutes: a day's last requests are not held.
+ */
+const RESERVE_MIN_LIMIT = 10 * SHORT_RESERVE;
+const RESERVE_HORIZON_MS = 5 * 60_000;
+
+function shortReserveUntil(quota: ServerWindow, nowMs: number): { untilMs?: number } {
+  const releaseAtMs = quota.resetAtMs - RESERVE_RELEASE_MS;
+  const keeps =
+    quota.limit >= RESERVE_MIN_LIMIT &&
+    quota.remaining <= SHORT_RESERVE &&
+    nowMs < releaseAtMs &&
+    quota.resetAtMs - nowMs <= RESERVE_HORIZON_MS;
+  return keeps ? { untilMs: releaseAtMs } : {};
+}
+
+/**
+ * The moment a bulk request of `state` may go, or undefined if it may go now: only while the
+ * work said on the key is more than the window's budget, so that it needs the next window
+ * whatever is done, a bulk sender leaves the window's reserve (SHORT_RESERVE) until just before
+ * Reset, and, while a short process is on the key, spreads its sends over the window.
+ */
 export function bulkMayGoAt<S extends SharingState>(
   state: S,
   nowMs: number,
@@ -115,7 +149,8 @@ export function bulkMayGoAt<S extends SharingState>(
   if (!quota || quota.remaining <= 0) return { state };
   const said = Object.values(state.demand ?? {});
   const total = said.reduce((sum, demand) => sum + demand.count, 0);
-  if (total <= quota.remaining || !shortOnKey(state)) return { state };
+  if (total <= quota.remaining) return { state };
+  if (!shortOnKey(state)) return { state, ...shortReserveUntil(quota, nowMs) };
   const spread = state.spread ?? {
     resetAtMs: quota.resetAtMs,
     fromMs: nowMs,

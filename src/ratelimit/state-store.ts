@@ -1,20 +1,34 @@
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hash } from 'node:crypto';
 import { join } from 'node:path';
+import { createFolder } from '../config/owned-files.js';
 import { EMPTY_STATE, type GateState } from './policy.js';
 import { fileLock, type FileLock } from '../core/file-lock.js';
 
 /**
- * Where the gate keeps a key's state. `update` is atomic: every pets process using the key
- * reads, changes and writes the state as one step, so none overwrites what another learnt.
+ * Where the gate keeps a key's state: files on this machine (fileStore), or a store shared by
+ * machines (redis-store.ts). Both hold the same state, written by `encodeState`.
  */
 export interface StateStore {
-  update<T>(change: (state: GateState) => { state: GateState; result: T }): T;
+  /**
+   * Reads, changes and writes the state as one step for every pets process using the key (on
+   * every machine, for a shared store), so none overwrites what another learnt. `change` is
+   * pure: a store may call it again on a newer state.
+   */
+  update<T>(change: (state: GateState) => { state: GateState; result: T }): Promise<T>;
+  /** The state as last seen: for the file store the file now, for a shared store its last answer. */
   read(): GateState;
   /** Throws what writing the state would meet (a full disk, a folder pets may not write). */
-  check?(): void;
+  check?(): Promise<void>;
   /** The folder the state lives in, to name in messages. */
   readonly folder?: string;
+  /**
+   * The store shared by machines, as its URL without a password: losing it stops a command,
+   * since nothing else keeps the machines to one budget.
+   */
+  readonly shared?: string;
+  /** Ends what the store holds open (a connection). */
+  close?(): Promise<void>;
 }
 
 // What a check writes: more than a state of many processes takes, so that a disk with room
@@ -25,7 +39,7 @@ const CHECK_BYTES = 4096;
 export function memoryStore(initial: GateState = EMPTY_STATE): StateStore {
   let state = initial;
   return {
-    update(change) {
+    async update(change) {
       const { state: next, result } = change(state);
       state = next;
       return result;
@@ -46,11 +60,47 @@ function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
+/**
+ * The state as stored, in a file or a shared store: one line of JSON. Version 3: every moment
+ * is on the server's clock (policy.ts), no longer the writer's.
+ */
+export function encodeState(state: GateState): string {
+  return `${JSON.stringify({ version: 3, ...state })}\n`;
+}
+
+/** Reads back what `encodeState` wrote; what is missing, corrupt or unknown is an empty state. */
+export function decodeState(text: string): GateState {
+  try {
+    return revive(JSON.parse(text));
+  } catch {
+    return EMPTY_STATE;
+  }
+}
+
+const unplaced = (claim: Record<string, unknown> | null | undefined) =>
+  claim?.unplaced === true ? { unplaced: true as const } : {};
+
 /** Reads back only what is well formed; a missing or corrupt file is an empty state. */
 function revive(raw: unknown): GateState {
   if (typeof raw !== 'object' || raw === null) return EMPTY_STATE;
   const saved = raw as Record<string, unknown>;
-  const state: GateState = { consecutive429s: finite(saved.consecutive429s) ?? 0 };
+  const state: GateState = {};
+  const refusals = saved.refusals as Record<string, unknown> | undefined;
+  const count = finite(refusals?.count);
+  const sinceMs = finite(refusals?.sinceMs);
+  const lastWaitMs = finite(refusals?.lastWaitMs);
+  const refusalsEnded = finite(refusals?.ended);
+  const status = refusals?.status === 503 ? 503 : 429;
+  if (
+    count !== undefined &&
+    sinceMs !== undefined &&
+    lastWaitMs !== undefined &&
+    refusalsEnded !== undefined
+  ) {
+    state.refusals = { count, sinceMs, lastWaitMs, status, ended: refusalsEnded };
+  }
+  const limitSeenAtMs = finite(saved.limitSeenAtMs);
+  if (limitSeenAtMs !== undefined) state.limitSeenAtMs = limitSeenAtMs;
   const cooldownUntilMs = finite(saved.cooldownUntilMs);
   if (cooldownUntilMs !== undefined) state.cooldownUntilMs = cooldownUntilMs;
   if (typeof saved.cooldownCode === 'string') state.cooldownCode = saved.cooldownCode;
@@ -64,7 +114,7 @@ function revive(raw: unknown): GateState {
   const probe = saved.probe as Record<string, unknown> | undefined;
   const probeUntil = finite(probe?.untilMs);
   if (typeof probe?.id === 'string' && probeUntil !== undefined) {
-    state.probe = { id: probe.id, untilMs: probeUntil };
+    state.probe = { id: probe.id, untilMs: probeUntil, ...unplaced(probe) };
   }
   if (typeof saved.inFlight === 'object' && saved.inFlight !== null) {
     state.inFlight = {};
@@ -72,7 +122,9 @@ function revive(raw: unknown): GateState {
       const fields = claim as Record<string, unknown> | null;
       const untilMs = finite(fields?.untilMs);
       const ended = finite(fields?.ended);
-      if (untilMs !== undefined && ended !== undefined) state.inFlight[id] = { untilMs, ended };
+      if (untilMs !== undefined && ended !== undefined) {
+        state.inFlight[id] = { untilMs, ended, ...unplaced(fields) };
+      }
     }
   }
   if (typeof saved.demand === 'object' && saved.demand !== null) {
@@ -98,10 +150,10 @@ function revive(raw: unknown): GateState {
   const ended = finite(saved.ended);
   if (ended !== undefined) state.ended = ended;
   if (saved.unlimited === true) state.unlimited = true;
-  const clock = saved.serverClock as Record<string, unknown> | undefined;
-  const offsetMs = finite(clock?.offsetMs);
-  const atMs = finite(clock?.atMs);
-  if (offsetMs !== undefined && atMs !== undefined) state.serverClock = { offsetMs, atMs };
+  const seenServerMs = finite(saved.seenServerMs);
+  if (seenServerMs !== undefined) state.seenServerMs = seenServerMs;
+  const seenAtLocalMs = finite(saved.seenAtLocalMs);
+  if (seenAtLocalMs !== undefined) state.seenAtLocalMs = seenAtLocalMs;
   return state;
 }
 
@@ -121,37 +173,35 @@ export function fileStore(configDir: string, name: string): StateStore {
   function load(): GateState {
     try {
       text = readFileSync(path, 'utf8');
-      return revive(JSON.parse(text));
     } catch {
       text = '';
       return EMPTY_STATE;
     }
+    return decodeState(text);
   }
 
   let lock: FileLock | undefined;
   /** Takes the key's lock (core/file-lock.ts: a dead holder is broken, the wait bounded). */
   function acquire(): () => void {
     if (!lock) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      createFolder(dir);
       lock = fileLock(path);
     }
     return lock.takeSync(LOCK_WAIT_MS);
   }
 
-  const serialize = (state: GateState) => `${JSON.stringify({ version: 2, ...state })}\n`;
-
   return {
-    update(change) {
+    async update(change) {
       // Optimistic first: a change that leaves the state as it is (a send with no limit to
       // count, a wait) needs no lock, since the file is only ever replaced whole.
       const seen = load();
       const seenText = text;
       const quick = change(seen);
-      if (serialize(quick.state) === (seenText || serialize(EMPTY_STATE))) return quick.result;
+      if (encodeState(quick.state) === (seenText || encodeState(EMPTY_STATE))) return quick.result;
       const release = acquire();
       try {
         const { state, result } = change(load());
-        const next = serialize(state);
+        const next = encodeState(state);
         if (next !== text) {
           const temp = `${path}.${process.pid}.tmp`;
           writeFileSync(temp, next, { mode: 0o600 });
@@ -165,8 +215,8 @@ export function fileStore(configDir: string, name: string): StateStore {
     },
     read: load,
     folder: dir,
-    check() {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+    async check() {
+      createFolder(dir);
       const temp = `${path}.${process.pid}.check`;
       try {
         writeFileSync(temp, ' '.repeat(CHECK_BYTES), { mode: 0o600 });

@@ -1,3 +1,5 @@
+import { jsonOutput } from '../output/mode.js';
+
 /**
  * What main needs of the command line before commander has read it, found by a plain look at
  * the words: which compile cache entries to use, and how to report an error that comes
@@ -47,8 +49,10 @@ export function readEarlyArgs(argv: readonly string[]): EarlyArgs {
       : 'pets';
   return {
     kind: helpAt === -1 ? command : `${command}-help`,
-    // --jq implies --json.
-    json: options.some((word) => word === '--json' || word === '--jq' || word.startsWith('--jq=')),
+    json: jsonOutput({
+      json: options.includes('--json'),
+      jq: options.some((word) => word === '--jq' || word.startsWith('--jq=')) ? '' : undefined,
+    }),
     debug: options.includes('--debug'),
     color: !options.includes('--no-color'),
   };

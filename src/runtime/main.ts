@@ -45,19 +45,30 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
       io: await processIo(onClosedOutput),
       processEndsAfterRun: true,
     });
-  const removeSignalHandlers = deps ? () => {} : onInterrupt(stop, () => new InterruptedError());
+  const removeSignalHandlers = deps
+    ? () => {}
+    : onInterrupt(stop, (signal) => new InterruptedError(false, 'interrupted', signal));
   try {
     await buildProgram(ownDeps, state).parseAsync([...argv]);
     return state.session?.exitCode ?? 0;
   } catch (error) {
-    if (error instanceof CommanderError && CLEAN_EXITS.has(error.code)) return 0;
+    if (error instanceof CommanderError && (CLEAN_EXITS.has(error.code) || error.exitCode === 0)) {
+      return 0;
+    }
     // Only a run that fails pays for loading how failures are told.
     const { colorEnabled, palette, describeError, writeError } = await reportFailure();
     const interrupted = ownDeps.signal.aborted && !(error instanceof CommanderError);
     const report = describeError(
       interrupted && !(error instanceof InterruptedError) ? new InterruptedError() : error,
       args.debug,
+      words,
     );
+    // Whatever stopped on the way, the run ends with the exit code of the signal that
+    // stopped it (SIGTERM: 143), as a shell reports it.
+    const stoppedBy: unknown = interrupted ? ownDeps.signal.reason : undefined;
+    if (report.code === 'interrupted' && stoppedBy instanceof InterruptedError) {
+      report.exitCode = stoppedBy.exitCode;
+    }
     // A usage error can come before commander has parsed --json: argv said it already.
     const json = state.session?.globals.json ?? args.json;
     const colors = await palette(colorEnabled(ownDeps.io.stderrIsTTY, ownDeps.env, args.color));
@@ -68,7 +79,7 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
         ownDeps.io.stderr,
         json,
         colors,
-        state.session?.secrets ?? envSecrets(ownDeps),
+        ownDeps.secrets.add(ownDeps.env.PETS_API_KEY),
       );
     }
     return report.exitCode;
@@ -76,10 +87,6 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     removeSignalHandlers();
     await ownDeps.close();
   }
-}
-
-function envSecrets(deps: Deps): string[] {
-  return deps.env.PETS_API_KEY ? [deps.env.PETS_API_KEY] : [];
 }
 
 /** A read whose output nobody reads any more is done: end quietly, not on EPIPE. */

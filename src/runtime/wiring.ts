@@ -2,13 +2,16 @@ import { setMaxListeners } from 'node:events';
 import type { ApiTarget } from '../config/resolve-target.js';
 import type { ConfigStore } from '../config/store.js';
 import type { Transport } from '../http/transport.js';
+import type { ProxySettings } from '../http/proxy-env.js';
 import type { RateGate } from '../ratelimit/gate.js';
+import type { StateStore } from '../ratelimit/state-store.js';
 import { packageVersion } from '../core/version.js';
 import type { Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { fdOutput, isTerminal } from './fd-output.js';
 import { processAlive } from '../core/process-alive.js';
-import { redact } from '../core/redact.js';
+import { Secrets } from '../core/redact.js';
+import { urlPassword } from '../config/rate-store.js';
 import type { Deps, HttpSettings } from '../cmd/shared/deps.js';
 import type { Io } from '../terminal/io.js';
 import { terminalPrompter, type Prompter } from '../terminal/prompt.js';
@@ -45,6 +48,21 @@ export async function processIo(onClosed: () => void): Promise<Io> {
     get stdoutColumns() {
       return (stdoutIsTTY && process.stdout.columns) || undefined;
     },
+    // Asked only by a progress line on a terminal, at each draw. Node reads a terminal's size
+    // again on SIGWINCH, but a frame drawn between a resize and the signal's turn of the event
+    // loop would wrap and stay on the screen: so the size is read again here (one ioctl, at
+    // most ten times a second), which also emits 'resize' if it changed.
+    get stderrColumns() {
+      if (!stderrIsTTY) return undefined;
+      const stderr = process.stderr as typeof process.stderr & { _refreshSize?: () => void };
+      stderr._refreshSize?.();
+      return stderr.columns || undefined;
+    },
+    onStderrResize(listener) {
+      if (!stderrIsTTY) return () => {};
+      process.stderr.on('resize', listener);
+      return () => process.stderr.off('resize', listener);
+    },
   };
 }
 
@@ -78,6 +96,8 @@ export function createDeps({
   let config: ConfigStore | undefined;
   const transports: Transport[] = [];
   const gates = new Map<string, RateGate>();
+  const secrets = new Secrets().add(env.PETS_API_KEY).add(urlPassword(env.PETS_RATE_STORE));
+  let proxy: ProxySettings | null | undefined;
 
   return {
     io,
@@ -85,6 +105,7 @@ export function createDeps({
     clock,
     signal,
     prompts,
+    secrets,
     async config() {
       if (!config) {
         const [{ openConfigStore }, { configDir }] = await Promise.all([
@@ -99,6 +120,7 @@ export function createDeps({
       // Each request of a batch listens for Ctrl-C: many listeners are expected, not a leak.
       // Said here, not for every run: only runs that send requests need it.
       setMaxListeners(0, signal);
+      secrets.add(target.apiKey).add(target.rateStore?.password);
       const [
         { createTransport },
         { PetsApi },
@@ -107,11 +129,12 @@ export function createDeps({
         { fileStore, stateName },
         { CLAIM_SLACK_MS },
         { configDir },
+        { checkStateFolderAndFiles },
         { normalizedOrigin },
         { keyFingerprint },
         { RATE_LIMIT_HEADERS },
-        { readErrorBody },
-        { parseJson },
+        { parseErrorBody },
+        { proxySettings },
       ] = await Promise.all([
         import('../http/transport.js'),
         import('../api/client.js'),
@@ -120,15 +143,22 @@ export function createDeps({
         import('../ratelimit/state-store.js'),
         import('../ratelimit/policy.js'),
         import('../config/paths.js'),
+        import('../config/owned-files.js'),
         import('../config/base-url.js'),
         import('../config/key-fingerprint.js'),
         import('../ratelimit/rate-headers.js'),
         import('../api/validate.js'),
-        import('../json/int64-json.js'),
+        import('../http/proxy-env.js'),
       ]);
+      // The environment's proxies, read once per run.
+      proxy ??= proxySettings(env) ?? null;
+      for (const secret of [...(proxy?.https?.secrets ?? []), ...(proxy?.http?.secrets ?? [])]) {
+        secrets.add(secret);
+      }
       const transport = createTransport({
         timeoutMs: settings.timeoutMs,
         maxBodyBytes: MAX_BODY_BYTES,
+        proxy: proxy ?? undefined,
       });
       transports.push(transport);
       const send = settings.trace
@@ -137,6 +167,7 @@ export function createDeps({
             settings.trace,
             clock.now,
             Object.values(RATE_LIMIT_HEADERS),
+            transport.proxyFor,
           )
         : transport.send;
       // One gate per key and server for the whole process: a 429 seen by one request holds
@@ -145,37 +176,51 @@ export function createDeps({
       const name = stateName(normalizedOrigin(target.baseUrl), keyFingerprint(target.apiKey));
       let gate = gates.get(name);
       if (!gate) {
+        const shared = target.rateStore;
+        let store: StateStore;
+        if (shared) {
+          const { openRedisStore } = await import('../ratelimit/redis-store.js');
+          store = await openRedisStore(shared, name, (text) => secrets.redact(text));
+        } else {
+          store = fileStore(configDir(env), name);
+          // What decides when pets may send is trusted only from a folder that is the user's.
+          checkStateFolderAndFiles(store.folder!);
+        }
         gate = new RateGate({
           send,
           clock,
           random: Math.random,
           ...settings.waits,
-          store: fileStore(configDir(env), name),
+          store,
           claimMs: settings.timeoutMs + CLAIM_SLACK_MS,
-          // A claim is named `pid.…`.
-          claimAlive: (claim) => processAlive(Number(claim.split('.')[0])),
+          // A claim is named `pid.…`. In a store shared by machines, a pid may be another
+          // machine's: there, claims lapse by time alone.
+          ...(shared
+            ? {}
+            : { claimAlive: (claim: string) => processAlive(Number(claim.split('.')[0])) }),
           wait: settings.wait,
           trace: settings.trace,
           warn: settings.warn,
-          redact: (text) => redact(text, [target.apiKey]),
-          errorCode: (body) => readErrorBody(parseJson(body))?.code,
+          redact: (text) => secrets.redact(text),
+          errorCode: (body) => parseErrorBody(body)?.code,
         });
         gates.set(name, gate);
       }
-      if (settings.batch) gate.requireShared();
-      const shared = gate;
+      if (settings.batch) await gate.requireShared();
+      const keyGate = gate;
       return new PetsApi({
         target,
-        send: shared.send,
+        secrets,
+        send: keyGate.send,
         userAgent: userAgent(),
         now: clock.now,
-        rateLimitState: () => shared.snapshot,
-        expectRequests: (count) => shared.expect(count),
+        rateLimitState: () => keyGate.snapshot,
+        expectRequests: (count) => keyGate.expect(count),
       });
     },
     async close() {
       // Claims a gate took ahead and did not use go back to the shared state.
-      for (const gate of gates.values()) gate.finish();
+      await Promise.all([...gates.values()].map((gate) => gate.finish()));
       if (!processEndsAfterRun) await Promise.all(transports.map((t) => t.close()));
     },
   };

@@ -13,24 +13,23 @@ export interface DeprecationNotice {
 /**
  * The one line that says a deprecated operation goes away, and when: the server's Sunset
  * date when it sent one, else the date the API announced. A replacement is named only where
- * there is one that does the same job.
+ * there is one that does the same job. The command that called it is the one just typed, so
+ * the line names only the operation: with `warning: ` it fits 80 columns.
  */
 export function deprecationNotice(notice: {
   /** The request, as in `GET /pets/{petId}`. */
   operation: string;
-  /** What calls it, as in `pets get`. */
-  caller: string;
   headers: DeprecationHeaders;
   announcedRemoval: string;
   replacement?: string;
 }): DeprecationNotice {
   const sunset = sunsetDate(notice.headers.sunset);
-  const when = sunset ? `${sunset} (the server's Sunset date)` : `${notice.announcedRemoval}`;
+  const instead = notice.replacement ? `; use ${notice.replacement} instead.` : '.';
   return {
     code: 'deprecated',
-    message:
-      `${notice.caller} calls ${notice.operation}, which is deprecated and goes away on ${when}` +
-      (notice.replacement ? `; use ${notice.replacement} instead.` : '.'),
+    message: sunset
+      ? `${notice.operation} is deprecated; the server removes it on ${sunset}${instead}`
+      : `${notice.operation} is deprecated and goes away on ${notice.announcedRemoval}${instead}`,
     operation: notice.operation,
     sunset: sunset ?? notice.announcedRemoval,
   };

@@ -20,30 +20,84 @@ export interface ProgressStats {
   waitReason?: string;
 }
 
+/** How a terminal measures text: its width in columns, and the one width function. */
+export interface LineFit {
+  columns: number;
+  width(text: string): number;
+}
+
+// Below this many columns the line holds only the count and the time.
+const NARROW_COLUMNS = 40;
+const FULL_BAR = 20;
+const SHORTEST_BAR = 5;
+
 /**
  * One line: done/total, a bar, the rate of creates sent, the time left, and any wait for the
- * rate limit, counting down.
+ * rate limit, counting down. With `fit`, the line is the fullest one shorter than the terminal
+ * (a line as wide as the terminal may wrap, and a wrapped line cannot be redrawn in place):
+ * the rate goes first, then words, then the bar shortens and goes; the count and the wait or
+ * ETA stay. Below 40 columns only the count and the time are left.
  */
-export function renderProgress(stats: ProgressStats): string {
-  const parts: string[] = [];
-  if (stats.total !== undefined && stats.total > 0) {
-    const share = Math.min(1, stats.done / stats.total);
-    parts.push(`${stats.done}/${stats.total} ${bar(share)} ${Math.floor(share * 100)}%`);
-  } else {
-    parts.push(`${stats.done} done`);
-  }
-  if ((stats.skipped ?? 0) > 0) parts.push(`${stats.skipped} skipped`);
-  parts.push(`${stats.rate.toFixed(1)}/s`);
-  if (stats.etaMs !== undefined) parts.push(`ETA ${formatDuration(stats.etaMs)}`);
+export function renderProgress(stats: ProgressStats, fit?: LineFit): string {
+  const join = (parts: Array<string | undefined>) =>
+    parts.filter((part) => part !== undefined && part !== '').join(' · ');
+  const share =
+    stats.total !== undefined && stats.total > 0
+      ? Math.min(1, stats.done / stats.total)
+      : undefined;
+  const count = share !== undefined ? `${stats.done}/${stats.total}` : `${stats.done} done`;
+  const head = (barWidth: number, percent = true) =>
+    share === undefined
+      ? count
+      : [
+          count,
+          barWidth > 0 ? bar(share, barWidth) : '',
+          percent ? `${Math.floor(share * 100)}%` : '',
+        ]
+          .filter(Boolean)
+          .join(' ');
+  const skipped = (stats.skipped ?? 0) > 0 ? `${stats.skipped} skipped` : undefined;
+  const rate = `${stats.rate.toFixed(1)}/s`;
+  const eta = stats.etaMs !== undefined ? `ETA ${formatDuration(stats.etaMs)}` : undefined;
   // Pacing spreads sends over the workers: one worker's wait is not the pace, the rate above is.
-  if (stats.waitMs !== undefined && stats.waitMs > 0) {
-    parts.push(
-      stats.waitReason === 'pacing'
-        ? 'paced to the rate limit'
-        : `${stats.waitReason ?? 'waiting'}, sending in ${Math.ceil(stats.waitMs / 1000)} s`,
+  const waiting = stats.waitMs !== undefined && stats.waitMs > 0;
+  const pacing = stats.waitReason === 'pacing';
+  const seconds = waiting ? Math.ceil(stats.waitMs! / 1000) : 0;
+  const wait = !waiting
+    ? undefined
+    : pacing
+      ? 'paced to the rate limit'
+      : `${stats.waitReason ?? 'waiting'}, sending in ${seconds} s`;
+  const full = join([head(FULL_BAR), skipped, rate, eta, wait]);
+  if (!fit) return full;
+
+  const room = fit.columns - 1;
+  const fits = (line: string) => fit.width(line) <= room;
+  const shortWait = !waiting ? undefined : pacing ? 'paced' : `sending in ${seconds} s`;
+  const time = [eta, waiting && !pacing ? `in ${seconds} s` : undefined];
+  const candidates: string[] = [];
+  if (fit.columns >= NARROW_COLUMNS) {
+    candidates.push(
+      full,
+      join([head(FULL_BAR), skipped, eta, wait]),
+      join([head(FULL_BAR), skipped, eta, shortWait]),
+      join([head(FULL_BAR), eta, shortWait]),
     );
+    for (let width = FULL_BAR - 1; width >= SHORTEST_BAR; width--) {
+      candidates.push(join([head(width), eta, shortWait]));
+    }
+    candidates.push(join([head(0), eta, shortWait]));
   }
-  return parts.join(' · ');
+  candidates.push(join([count, ...time]), join([count, time[1] ?? time[0]]), count);
+  const chosen = candidates.find(fits) ?? count;
+  return fits(chosen) ? chosen : cutToWidth(chosen, room, fit.width);
+}
+
+/** The longest start of `text` no wider than `columns`. */
+function cutToWidth(text: string, columns: number, width: (text: string) => number): string {
+  let cut = text;
+  while (cut.length > 0 && width(cut) > columns) cut = cut.slice(0, -1);
+  return cut;
 }
 
 /** What the progress line is told of the run ahead (the batch's plan). */
@@ -62,7 +116,20 @@ const RATE_WINDOW_MS = 10_000;
 // The key's quota is read from the shared state at most this often.
 const QUOTA_READ_MS = 250;
 
-/** Draws the progress line on a terminal's stderr, at most ten times a second. */
+/** The terminal the line is drawn on: its width now, how text measures, and its resizes. */
+export interface ProgressTerminal {
+  /** Columns now, or undefined when the terminal does not say. */
+  columns(): number | undefined;
+  width(text: string): number;
+  /** Calls `listener` at each resize (SIGWINCH); returns what stops it. */
+  onResize?(listener: () => void): () => void;
+}
+
+/**
+ * Draws the progress line on a terminal's stderr, at most ten times a second, fitted to the
+ * terminal's width at each draw. A message written above it clears it first (StderrNotices
+ * holds it as its live line), so no stale frame is left behind.
+ */
 export class ProgressLine {
   private done = 0;
   private skipped = 0;
@@ -84,9 +151,15 @@ export class ProgressLine {
   /** The window's length as first read from a Reset, until two resets tell it (windowMs). */
   private firstWindowMs?: number;
 
+  /** The frame on the screen, if any: a resize may have wrapped it over several rows. */
+  private shown = '';
+  private drawing = false;
+  private stopResizes?: () => void;
+
   constructor(
     private readonly stderr: Output,
     private readonly clock: Clock,
+    private readonly terminal?: ProgressTerminal,
   ) {
     this.startedAtMs = clock.now();
     this.sendingSinceMs = this.startedAtMs;
@@ -101,6 +174,8 @@ export class ProgressLine {
     this.gateState = gateState;
     this.startedAtMs = this.clock.now();
     this.sendingSinceMs = this.startedAtMs;
+    this.drawing = true;
+    this.stopResizes = this.terminal?.onResize?.(() => this.resized());
   }
 
   /** One record is done; `sent`: a create left for it (not skipped, held or invalid). */
@@ -213,14 +288,51 @@ export class ProgressLine {
     return this.quota.state;
   }
 
+  private fit(): LineFit | undefined {
+    const columns = this.terminal?.columns();
+    return this.terminal && columns ? { columns, width: this.terminal.width } : undefined;
+  }
+
   draw(force: boolean): void {
+    if (!this.drawing) return;
     const now = this.clock.now();
     if (!force && now - this.lastDrawMs < REDRAW_MS) return;
     this.lastDrawMs = now;
-    this.stderr.write(`\r\u001b[2K${renderProgress(this.stats(now))}`);
+    const frame = renderProgress(this.stats(now), this.fit());
+    this.stderr.write(`\r\u001b[2K${frame}`);
+    this.shown = frame;
   }
 
+  /**
+   * The terminal changed its width: a narrower one may have wrapped the frame shown over
+   * several rows (terminals that reflow, as tmux and most do), so all of them are erased
+   * before the frame is drawn again at the new width.
+   */
+  private resized(): void {
+    const fit = this.fit();
+    if (fit && this.shown) {
+      const rows = Math.ceil(fit.width(this.shown) / fit.columns);
+      if (rows > 1) this.stderr.write(`\r\u001b[${rows - 1}A\u001b[J`);
+    }
+    this.draw(true);
+  }
+
+  /** Erases the line, as before a message is written above it. */
   clear(): void {
     this.stderr.write('\r\u001b[2K');
+    this.shown = '';
+  }
+
+  /** Draws the line again, after a message written above it. */
+  redraw(): void {
+    this.draw(true);
+  }
+
+  /** The run is over: the line goes, and stops following resizes. */
+  end(): void {
+    this.drawing = false;
+    this.stopResizes?.();
+    this.stopResizes = undefined;
+    this.clear();
   }
 }

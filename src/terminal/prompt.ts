@@ -1,96 +1,14 @@
 import type { ReadStream } from 'node:tty';
-import { InterruptedError, UsageError } from '../core/errors.js';
-import type { Io, Output } from './io.js';
+import { InterruptedError } from '../core/errors.js';
+import type { Io } from './io.js';
 
 /**
- * Asks for a secret on the terminal without echoing it. Raw mode is needed so that not even
- * the characters typed appear; it is always restored.
+ * The most characters a question's answer takes. The prompt library redraws the whole answer
+ * on every key, so a paste costs time in the square of its length (20 KB took 42 s, with
+ * Ctrl-C queued behind it). At this length a 200 KB paste is refused in about 0.1-0.3 s on a
+ * busy machine (1,000 took 0.5-1.4 s); answers to pets's questions are far shorter.
  */
-export function promptSecret(question: string, stdin: ReadStream, stderr: Output): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let secret = '';
-    // Arrow keys and other editing keys arrive as escape sequences: they are not part of a
-    // key, and what the person meant by them cannot be known, so the key is refused.
-    const escapes = new EscapeSequences();
-    const finish = (error?: Error) => {
-      stdin.off('data', onData);
-      stdin.setRawMode(false);
-      stdin.pause();
-      stderr.write('\n');
-      if (error) reject(error);
-      else if (escapes.seen) {
-        reject(
-          new UsageError('the key was typed with arrow keys or other editing keys', {
-            hint: 'Nothing was saved. Type or paste the key alone; Backspace is the only editing key.',
-          }),
-        );
-      } else resolve(secret);
-    };
-    const onData = (chunk: Buffer | string) => {
-      for (const ch of chunk.toString()) {
-        if (escapes.consume(ch)) continue;
-        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish();
-        if (ch === '\u0003') return finish(new InterruptedError());
-        if (ch === '\u007f' || ch === '\b') secret = secret.slice(0, -1);
-        else if (ch >= ' ') secret += ch;
-      }
-    };
-    // Raw mode (no echo) before the question: whatever is typed the moment it appears must
-    // not be shown.
-    stdin.setRawMode(true);
-    stdin.resume();
-    stdin.on('data', onData);
-    stderr.write(question);
-  });
-}
-
-/** Recognises ESC sequences (CSI `ESC [ … final`, SS3 `ESC O x`, `ESC x`), one character at a time. */
-export class EscapeSequences {
-  seen = false;
-  private state: 'text' | 'escape' | 'csi' | 'ss3' = 'text';
-
-  /** Whether `ch` belongs to an escape sequence (and so is not text). */
-  consume(ch: string): boolean {
-    switch (this.state) {
-      case 'text':
-        if (ch !== '\u001b') return false;
-        this.seen = true;
-        this.state = 'escape';
-        return true;
-      case 'escape':
-        this.state = ch === '[' ? 'csi' : ch === 'O' ? 'ss3' : 'text';
-        return true;
-      case 'csi':
-        // Parameter and intermediate bytes continue the sequence; 0x40–0x7e ends it.
-        if (ch >= '@' && ch <= '~') this.state = 'text';
-        return true;
-      case 'ss3':
-        this.state = 'text';
-        return true;
-    }
-  }
-}
-
-/** Asks for one line of visible input on the terminal (a confirmation). */
-export async function promptLine(
-  question: string,
-  stdin: NodeJS.ReadableStream,
-  stderr: Output,
-): Promise<string> {
-  const { createInterface } = await import('node:readline/promises');
-  const lines = createInterface({
-    input: stdin,
-    output: stderr as NodeJS.WritableStream,
-    terminal: false,
-  });
-  stderr.write(question);
-  try {
-    for await (const line of lines) return line;
-    return '';
-  } finally {
-    lines.close();
-  }
-}
+export const MAX_ANSWER_LENGTH = 256;
 
 /** A question with a typed answer. */
 export interface TextQuestion {
@@ -102,7 +20,7 @@ export interface TextQuestion {
 }
 
 /** A question answered by picking one of `choices` with the arrow keys and Enter. */
-export interface ChoiceQuestion<T extends string> {
+export interface SelectQuestion<T extends string> {
   message: string;
   choices: ReadonlyArray<{ value: T; name: string }>;
   /** Where the cursor starts: Enter alone takes it. */
@@ -111,34 +29,58 @@ export interface ChoiceQuestion<T extends string> {
   plain?: boolean;
 }
 
-/** Questions for a person at the terminal. A command asks only where `Session.canPrompt`. */
-export interface Prompter {
-  text(question: TextQuestion): Promise<string>;
-  choice<T extends string>(question: ChoiceQuestion<T>): Promise<T>;
+/** A question whose answer is not shown as it is typed: a key. */
+export interface SecretQuestion {
+  message: string;
+  /** What is asked for, as errors name it: `the API key`. */
+  subject: string;
+}
+
+/** A question that goes on only when the person types `name` (a profile's name). */
+export interface ConfirmNameQuestion {
+  message: string;
+  name: string;
+  /** Without colour: --no-color, NO_COLOR and the like (Session.prompts sets it). */
+  plain?: boolean;
 }
 
 /**
- * Questions on the terminal of `io`, drawn by @inquirer/prompts on stderr (stdout stays the
- * command's output). Ctrl-C at a question ends the run as an interrupt does: exit 130.
+ * Questions for a person at the terminal: every question pets asks goes through one of these.
+ * A command asks only where `Session.canPrompt`. Each ends the run as an interrupt does on
+ * Ctrl-C, and on SIGINT, SIGTERM or SIGHUP from outside, with nothing sent or saved.
+ */
+export interface Prompter {
+  text(question: TextQuestion): Promise<string>;
+  select<T extends string>(question: SelectQuestion<T>): Promise<T>;
+  /**
+   * Typed without echo. Backspace, Ctrl-U and Ctrl-W edit it; any other editing key refuses
+   * it (a UsageError), since what the person meant by it cannot be seen.
+   */
+  secret(question: SecretQuestion): Promise<string>;
+  /** Whether the person typed the name (spaces around it aside). */
+  confirmName(question: ConfirmNameQuestion): Promise<boolean>;
+}
+
+/**
+ * Questions on the terminal of `io`, on stderr (stdout stays the command's output): drawn by
+ * @inquirer/prompts, loaded only by a run that asks, apart from the hidden line, which is
+ * pets's own. `signal` is the run's: the first SIGINT, SIGTERM or SIGHUP ends a question.
  */
 export function terminalPrompter(io: Io, signal: AbortSignal): Prompter {
   return {
-    async text(question) {
-      const { input } = await import('./inquirer.js');
-      return asked(
+    text: (question) =>
+      withLibrary(io, signal, ({ input }, context) =>
         input(
           {
             message: question.message,
-            validate: (answer) => question.check?.(answer) ?? true,
+            validate: (answer) => tooLong(answer) ?? question.check?.(answer) ?? true,
             theme: { validationFailureMode: 'keep', ...(question.plain ? PLAIN : {}) },
           },
-          await context(io, signal),
+          context,
         ),
-      );
-    },
-    async choice(question) {
-      const { select } = await import('./inquirer.js');
-      return asked(
+      ),
+    select: (question) =>
+      withLibrary(io, signal, ({ select }, context) =>
         select(
           {
             message: question.message,
@@ -146,11 +88,28 @@ export function terminalPrompter(io: Io, signal: AbortSignal): Prompter {
             default: question.default,
             ...(question.plain ? { theme: PLAIN_CHOICE } : {}),
           },
-          await context(io, signal),
+          context,
         ),
+      ),
+    async confirmName(question) {
+      const typed = await withLibrary(io, signal, ({ input }, context) =>
+        input({ message: question.message, ...(question.plain ? { theme: PLAIN } : {}) }, context),
       );
+      return typed.trim() === question.name;
+    },
+    async secret(question) {
+      const { readHiddenLine } = await import('./hidden-line.js');
+      const terminal = { stdin: io.stdin as ReadStream, stderr: io.stderr };
+      return readHiddenLine(question, terminal, signal, interruptedAtQuestion);
     },
   };
+}
+
+/** Refuses an answer that the input limit cut (see LineLimit), saying why. */
+function tooLong(answer: string): string | undefined {
+  return answer.length > MAX_ANSWER_LENGTH
+    ? `At most ${MAX_ANSWER_LENGTH} characters can be typed here; the rest was dropped.`
+    : undefined;
 }
 
 // The library's look without its colours (it asks Node's styleText, which knows NO_COLOR but
@@ -179,8 +138,28 @@ const PLAIN_CHOICE = {
   },
 };
 
-async function context(io: Io, signal: AbortSignal) {
-  const { Writable } = await import('node:stream');
+type Library = typeof import('./inquirer.js');
+interface Context {
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs one question of the prompt library on the terminal of `io`. It reads stdin through a
+ * LineLimit, so that a long paste is answered at once; Ctrl-C ends the run as an interrupt
+ * does (exit 130), as the run's `signal` does.
+ */
+async function withLibrary<T>(
+  io: Io,
+  signal: AbortSignal,
+  question: (library: Library, context: Context) => Promise<T>,
+): Promise<T> {
+  const [library, { Writable }, { limitedInput }] = await Promise.all([
+    import('./inquirer.js'),
+    import('node:stream'),
+    import('./line-limit.js'),
+  ]);
   const output = new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       io.stderr.write(chunk.toString());
@@ -189,17 +168,22 @@ async function context(io: Io, signal: AbortSignal) {
   });
   // The library wraps its lines to the terminal's width.
   Object.defineProperty(output, 'columns', { get: () => process.stderr.columns || 80 });
-  return { input: io.stdin, output, signal };
-}
-
-async function asked<T>(answer: Promise<T>): Promise<T> {
+  // One character over the limit is kept, so that `tooLong` can tell a cut answer.
+  const { input, detach } = limitedInput(io.stdin as ReadStream, MAX_ANSWER_LENGTH + 1);
   try {
-    return await answer;
+    return await question(library, { input, output, signal });
   } catch (error) {
     // Ctrl-C (ExitPromptError) or pets's own interrupt (AbortPromptError).
     if (error instanceof Error && /^(Exit|Abort)PromptError$/.test(error.name)) {
-      throw new InterruptedError(false, 'interrupted at a question; nothing was sent or saved');
+      throw interruptedAtQuestion();
     }
     throw error;
+  } finally {
+    detach();
   }
+}
+
+/** Ctrl-C typed at a question, or the run's interrupt reaching it. */
+function interruptedAtQuestion(): InterruptedError {
+  return new InterruptedError(false, 'interrupted at a question; nothing was sent or saved');
 }

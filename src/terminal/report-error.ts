@@ -23,7 +23,11 @@ export interface ErrorReport {
 }
 
 /** Turns anything thrown into what the user sees and the exit code. Stack traces only with --debug. */
-export function describeError(error: unknown, debug: boolean): ErrorReport {
+export function describeError(
+  error: unknown,
+  debug: boolean,
+  words: readonly string[] = [],
+): ErrorReport {
   if (error instanceof CommanderError) {
     // commander puts its "(Did you mean …?)" on a second line; one line reads better and
     // survives the escaping of newlines in messages.
@@ -37,7 +41,10 @@ export function describeError(error: unknown, debug: boolean): ErrorReport {
           );
     // The command that found the error names its own help (cmd/shared/help-text.ts).
     const help = 'helpCommand' in error ? String(error.helpCommand) : 'pets --help';
-    return toReport(new UsageError(message, { hint: `Run \`${help}\` for usage.` }), debug);
+    const hint = jsonFieldListSlip(error.code, words)
+      ? "--json takes no field list; to pick fields use --jq '.[] | {id, name}'"
+      : `Run \`${help}\` for usage.`;
+    return toReport(new UsageError(message, { hint }), debug);
   }
   if (error instanceof PetsError) return toReport(error, debug);
   return {
@@ -48,6 +55,13 @@ export function describeError(error: unknown, debug: boolean): ErrorReport {
     hint: 'Run again with --debug and report the output.',
     stack: debug && error instanceof Error ? error.stack : undefined,
   };
+}
+
+/** `pets list --json id,name`, as gh takes it: the word after --json is an extra argument. */
+function jsonFieldListSlip(code: string, words: readonly string[]): boolean {
+  if (code !== 'commander.excessArguments') return false;
+  const next = words[words.indexOf('--json') + 1];
+  return words.includes('--json') && next !== undefined && !next.startsWith('-');
 }
 
 // pets's short options. commander suggests only for long ones; a short option in the wrong

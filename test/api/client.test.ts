@@ -11,6 +11,7 @@ import {
 } from '../../src/core/errors.js';
 import { createTransport, type Transport } from '../../src/http/transport.js';
 import { RateGate } from '../../src/ratelimit/gate.js';
+import { hostOf } from '../../src/config/base-url.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 
@@ -42,6 +43,7 @@ function api(
     target: {
       profile: 'test',
       baseUrl: sandbox.baseUrl,
+      host: hostOf(target.baseUrl ?? sandbox.baseUrl),
       apiKey: sandbox.key,
       keySource: 'config',
       protected: false,
@@ -163,6 +165,7 @@ describe('PetsApi against a faulty server', () => {
       target: {
         profile: 'test',
         baseUrl: fault.baseUrl,
+        host: hostOf(fault.baseUrl),
         apiKey: 'fault_key_123456',
         keySource: 'config',
         protected: false,
@@ -174,7 +177,9 @@ describe('PetsApi against a faulty server', () => {
     const error = (await failure(limited.listPets({}))) as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.exitCode).toBe(5);
-    expect(error.retryAfter).toBe(42);
+    // The server's 42 s, and up to a quarter more: the jitter of a refusal's backoff.
+    expect(error.retryAfter).toBeGreaterThanOrEqual(42);
+    expect(error.retryAfter).toBeLessThanOrEqual(53);
     expect(error.message).toMatch(/pets stopped after sending 1 request/);
   });
 

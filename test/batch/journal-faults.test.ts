@@ -125,7 +125,7 @@ async function run(
   };
   let journal;
   try {
-    journal = openJournal(path, target, watched);
+    journal = openJournal(path, target, { io: watched });
   } catch (error) {
     // Refused before anything was sent: the disk is still full.
     expect(error).toBeInstanceOf(JournalError);

@@ -50,28 +50,36 @@ describe('surveyRecords', () => {
 describe('the quota estimate', () => {
   const now = Date.parse('2026-11-24T20:00:00Z');
 
-  it('reads a window from the time left to its reset', () => {
+  it('reads a window from the time left to its reset: the contract counts per minute and per day', () => {
     expect(inferWindowMs(now + 60_000, now)).toBe(MINUTE);
     expect(inferWindowMs(now + 60_900, now)).toBe(MINUTE);
     expect(inferWindowMs(now + 56_000, now)).toBe(MINUTE);
+    // Started mid-window: the time left is not the window's length (issue 32).
+    expect(inferWindowMs(now + 35_000, now)).toBe(MINUTE);
+    expect(inferWindowMs(now + 400, now)).toBe(MINUTE);
     expect(inferWindowMs(now + 65_000, now)).toBe(65_000);
     expect(inferWindowMs(now + 3_600_000, now)).toBe(3_600_000);
+    expect(inferWindowMs(now + 14 * 3_600_000, now)).toBe(86_400_000);
     expect(inferWindowMs(now + 86_400_000, now)).toBe(86_400_000);
   });
 
-  it('says when a length read from a window under way is only a lower bound', () => {
-    // 18 s left of a window whose length no answer has told: 18 s or more.
+  it('takes a window that resets within a minute as a minute, and says when a length is only a lower bound', () => {
+    // 35 s left of a free plan's window: 60 per minute, not 60 per 35 s or more.
+    const midWindow = quotaOutlook(
+      { quota: { limit: 60, remaining: 59, resetAtMs: now + 35_000 } },
+      now,
+    );
+    expect(midWindow.window).toMatchObject({ lengthMs: MINUTE });
+    expect(midWindow.window?.lengthIsLowerBound).toBeUndefined();
+    // 300 records: 59 now, then 60 at 35 s, 95 s, 155 s and 215 s, and the last one at 275 s.
+    expect(timeUnderQuotaMs(midWindow, 300, now)).toBe(35_000 + 4 * MINUTE);
+    // 70 s left fits no usual length: 70 s or more.
     const partial = quotaOutlook(
-      { quota: { limit: 10, remaining: 0, resetAtMs: now + 18_000 } },
+      { quota: { limit: 10, remaining: 0, resetAtMs: now + 70_000 } },
       now,
     );
-    expect(partial.window).toMatchObject({ lengthMs: 18_000, lengthIsLowerBound: true });
-    // A minute's worth left reads as a minute; a length seen between two resets is known.
-    const minute = quotaOutlook(
-      { quota: { limit: 10, remaining: 0, resetAtMs: now + 58_000 } },
-      now,
-    );
-    expect(minute.window?.lengthIsLowerBound).toBeUndefined();
+    expect(partial.window).toMatchObject({ lengthMs: 70_000, lengthIsLowerBound: true });
+    // A length seen between two resets is known, whatever the time left.
     const seen = quotaOutlook(
       { quota: { limit: 10, remaining: 0, resetAtMs: now + 18_000 } },
       now,

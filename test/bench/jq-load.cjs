@@ -2,7 +2,10 @@
 // instantiated, one filter run on a small list. test/bench/startup.mjs times it.
 const { join } = require('node:path');
 
-const { loadJq } = require(join(__dirname, '../../dist/vendor/jq.js'));
-loadJq().then((jq) => {
-  jq.raw('[{"id":9007199254740993,"name":"Rex"}]', '.[0].id', ['-r', '-c']);
+const { loadJqEngine } = require(join(__dirname, '../../dist/vendor/jq.js'));
+loadJqEngine(256 * 1024 * 1024).then((jq) => {
+  jq.run('[{"id":9007199254740993,"name":"Rex"}]', '.[0].id', ['-r', '-c'], {
+    stdout: (bytes) => process.stdout.write(bytes) || true,
+    stderr: () => {},
+  });
 });

@@ -3,7 +3,10 @@
 // from a profile, as a user's script would. For comparison, the same request made by undici
 // alone (the least pets can cost, given undici), by Node's http client alone, and by curl.
 // Users reach the API over https: `pets list --json` also goes through a local TLS server
-// with a private CA, against the floor, a bare node:https GET that prints the body.
+// with a private CA, against the floor, a bare node:https GET that prints the body. And
+// through a forward proxy (test/helpers/forward-proxy.ts): https in a CONNECT tunnel, http in
+// absolute form, and with HTTPS_PROXY set for an http URL it does not serve (the variable's
+// cost alone: undici's ProxyAgent loads only when a request goes through a proxy).
 //   node test/bench/startup.mjs [runs=21]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +35,16 @@ const info = await new Promise((resolve, reject) => {
 execFileSync(process.execPath, [bin, 'profile', 'use', 'bench'], { env, stdio: 'ignore' });
 const tls = await startTls(new URL(info.baseUrl).port);
 const https = { PETS_BASE_URL: tls.baseUrl, NODE_EXTRA_CA_CERTS: tls.caFile };
+const forwardProxy = spawn(process.execPath, [
+  '--input-type=module',
+  '-e',
+  `import { startForwardProxy } from ${JSON.stringify(fileURLToPath(new URL('../helpers/forward-proxy.ts', import.meta.url)))};
+   console.log((await startForwardProxy()).url);`,
+]);
+const proxyUrl = await new Promise((resolve, reject) => {
+  forwardProxy.stdout.setEncoding('utf8').once('data', (text) => resolve(text.trim()));
+  forwardProxy.on('exit', (code) => reject(new Error(`forward proxy exited (${code})`)));
+});
 
 const cases = [
   ['node -e 0', process.execPath, ['-e', '0']],
@@ -63,6 +76,24 @@ const cases = [
     { PETS_API_KEY: info.key },
   ],
   ['pets list --json, https', process.execPath, [bin, 'list', '--json'], https],
+  [
+    'pets list --json, https through HTTPS_PROXY (CONNECT)',
+    process.execPath,
+    [bin, 'list', '--json'],
+    { ...https, HTTPS_PROXY: proxyUrl },
+  ],
+  [
+    'pets list --json, http through HTTP_PROXY (absolute form)',
+    process.execPath,
+    [bin, 'list', '--json'],
+    { HTTP_PROXY: proxyUrl },
+  ],
+  [
+    'pets list --json, HTTPS_PROXY set, http not through it',
+    process.execPath,
+    [bin, 'list', '--json'],
+    { HTTPS_PROXY: proxyUrl },
+  ],
   [
     'node:https alone, same request (see node-request.cjs)',
     process.execPath,
@@ -153,6 +184,7 @@ const samples = cases.map(() => []);
 for (let i = 0; i < runs; i++)
   cases.forEach(([, file, args, extraEnv], c) => samples[c].push(time(file, args, extraEnv)));
 tls.server.kill();
+forwardProxy.kill();
 sandbox.kill('SIGINT');
 // It writes its compile cache as it exits, so wait before removing the folder.
 await new Promise((resolve) => sandbox.on('exit', resolve));
@@ -181,4 +213,9 @@ console.log(
 );
 console.log(
   `pets list --json over http / node:http alone: ${toFloor('pets list --json', 'node:http alone')}`,
+);
+console.log(
+  `https through the proxy / https straight: ${toFloor('pets list --json, https through', 'pets list --json, https')}; ` +
+    `http through it / straight: ${toFloor('pets list --json, http through', 'pets list --json')}; ` +
+    `HTTPS_PROXY set, not used / unset: ${toFloor('pets list --json, HTTPS_PROXY set', 'pets list --json')}`,
 );

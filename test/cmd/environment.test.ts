@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
-import type { IoOptions } from '../helpers/io.js';
+import { scriptedPrompter } from '../helpers/prompter.js';
 import { runMain } from '../helpers/run-main.js';
 
 // Which profile, address and key a command uses, where each comes from, and how a person at a
@@ -22,9 +22,13 @@ beforeEach(async () => {
   dir = tempConfigDir();
   env = { PETS_CONFIG_DIR: dir };
   await run(['profile', 'set', 'production', '--base-url', sandbox.baseUrl]);
-  await run(['auth', 'login', '--with-key'], {}, {}, `${sandbox.key}\n`);
+  await run(['auth', 'login', '--with-key'], {}, { stdin: `${sandbox.key}\n` });
   await run(['profile', 'set', 'staging', '--base-url', 'https://staging.example.com/v1']);
-  await run(['auth', 'login', '--with-key', '--profile', 'staging'], {}, {}, `${OTHER_KEY}\n`);
+  await run(
+    ['auth', 'login', '--with-key', '--profile', 'staging'],
+    {},
+    { stdin: `${OTHER_KEY}\n` },
+  );
 });
 
 const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
@@ -32,9 +36,8 @@ const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 const run = (
   args: string[],
   extraEnv: Record<string, string> = {},
-  io: IoOptions = {},
-  stdin?: string,
-) => runMain(args, { ...env, ...extraEnv }, { ...io, ...(stdin === undefined ? {} : { stdin }) });
+  io: Parameters<typeof runMain>[2] = {},
+) => runMain(args, { ...env, ...extraEnv }, io);
 
 describe('profile use under an overriding environment', () => {
   it('warns that PETS_PROFILE overrides it, naming the variable and the profile in use', async () => {
@@ -67,8 +70,7 @@ describe('profile use under an overriding environment', () => {
     const login = await run(
       ['auth', 'login', '--with-key'],
       { PETS_API_KEY: 'x'.repeat(20) },
-      {},
-      `${sandbox.key}\n`,
+      { stdin: `${sandbox.key}\n` },
     );
     expect(login.code).toBe(0);
     expect(login.stderr).toContain('warning: PETS_API_KEY is set and overrides the saved key');
@@ -245,21 +247,28 @@ describe('profile remove of a protected profile', () => {
   it('asks a person at a terminal to type its name, as a protected batch does', async () => {
     const host = new URL(sandbox.baseUrl).host;
     const terminal = { stdinIsTTY: true, stderrIsTTY: true };
+    const person = scriptedPrompter(['yes']);
     const wrong = await run(
       ['profile', 'remove', 'production'],
       { NO_COLOR: '1' },
-      terminal,
-      'yes\n',
+      {
+        ...terminal,
+        prompts: person,
+      },
     );
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain(` PROTECTED  production ${host}\n`);
-    expect(wrong.stderr).toContain(`Clear protected profile "production" (${host})? Type its name`);
+    expect(person.asked).toEqual([
+      `Clear protected profile "production" (${host})? Type its name to go on:`,
+    ]);
     expect(wrong.stderr).toContain('nothing was changed');
     const typed = await run(
       ['profile', 'remove', 'production'],
       { NO_COLOR: '1' },
-      terminal,
-      'production\n',
+      {
+        ...terminal,
+        prompts: scriptedPrompter(['production']),
+      },
     );
     expect(typed.code).toBe(0);
     expect(typed.stderr).toContain('its base URL and key were cleared');

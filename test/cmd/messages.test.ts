@@ -39,13 +39,14 @@ describe('a refused connection', () => {
 });
 
 describe('the deprecation notice of get', () => {
-  it("is one line with the server's Sunset date, and suggests no list for an id", async () => {
+  it("is one line with the server's Sunset date that fits 80 columns, and suggests no list for an id", async () => {
     const result = await runMain(['get', petId], apiEnv(sandbox));
     expect(result.code).toBe(0);
     const lines = result.stderr.split('\n').filter(Boolean);
     expect(lines).toEqual([
-      "warning: `pets get` calls GET /pets/{petId}, which is deprecated and goes away on 2030-12-05 (the server's Sunset date).",
+      'warning: GET /pets/{petId} is deprecated; the server removes it on 2030-12-05.',
     ]);
+    expect(lines[0]!.length).toBeLessThanOrEqual(80);
     expect(result.stderr).not.toContain('pets list');
   });
 
@@ -62,14 +63,18 @@ describe('the deprecation notice of get', () => {
           .end('{"id":1,"name":"A","categoryId":1}'),
       );
       expect((await runMain(['get', '1'], env)).stderr).toContain(
-        "goes away on 2030-06-01 (the server's Sunset date).",
+        'the server removes it on 2030-06-01.',
       );
       fault.handle((_req, res) =>
         res
           .writeHead(200, { 'content-type': 'application/json' })
           .end('{"id":1,"name":"A","categoryId":1}'),
       );
-      expect((await runMain(['get', '1'], env)).stderr).toContain('goes away on 2030-12-05.');
+      const announced = (await runMain(['get', '1'], env)).stderr.trimEnd();
+      expect(announced).toBe(
+        'warning: GET /pets/{petId} is deprecated and goes away on 2030-12-05.',
+      );
+      expect(announced.length).toBeLessThanOrEqual(80);
     } finally {
       await fault.close();
     }
@@ -77,7 +82,7 @@ describe('the deprecation notice of get', () => {
 
   it('colours warning: as error: is coloured, on a terminal, and -q silences it', async () => {
     const colored = await runMain(['get', petId], apiEnv(sandbox), { stderrIsTTY: true });
-    expect(colored.stderr).toContain('\u001b[33mwarning:\u001b[39m `pets get`');
+    expect(colored.stderr).toContain('\u001b[33mwarning:\u001b[39m GET /pets/{petId}');
     expect((await runMain(['get', petId, '-q'], apiEnv(sandbox))).stderr).toBe('');
   });
 });

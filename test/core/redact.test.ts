@@ -1,26 +1,108 @@
 import { describe, expect, it } from 'vitest';
-import { redact } from '../../src/core/redact.js';
+import { redact, Secrets } from '../../src/core/redact.js';
 
 const KEY = 'sk_live/a<b>&"c"\\d e';
+const CANARY = 'sk_live_CANARY_5f2e9a7c41b8d306';
+
+const bytes = (text: string) => Buffer.from(text, 'utf8');
+const perByte = (text: string, format: (byte: number) => string) =>
+  [...bytes(text)].map(format).join('');
+const perChar = (text: string, format: (code: number) => string) =>
+  [...text].map((ch) => format(ch.codePointAt(0)!)).join('');
+
+/** Each encoding a gateway is known to echo, of `text` (a key, or "Bearer <key>"). */
+function encodings(text: string): Array<[string, string]> {
+  return [
+    ['as it is', text],
+    ['in upper case', text.toUpperCase()],
+    ['JSON-escaped', JSON.stringify(text).slice(1, -1)],
+    ['with \\/', JSON.stringify(text).slice(1, -1).replace(/\//g, '\\/')],
+    ['every character \\uXXXX', perChar(text, (c) => `\\u${c.toString(16).padStart(4, '0')}`)],
+    ['escaped twice', JSON.stringify(JSON.stringify(text).slice(1, -1)).slice(1, -1)],
+    ['percent-encoded', encodeURIComponent(text)],
+    ['percent-encoded in lower case', encodeURIComponent(text).toLowerCase()],
+    ['percent-encoded twice', encodeURIComponent(encodeURIComponent(text))],
+    ['form-encoded, + for a space', new URLSearchParams({ k: text }).toString().slice(2)],
+    ['hex', bytes(text).toString('hex')],
+    ['HEX', bytes(text).toString('hex').toUpperCase()],
+    ['\\xNN', perByte(text, (b) => `\\x${b.toString(16).padStart(2, '0')}`)],
+    ['\\xNN in upper case', perByte(text, (b) => `\\x${b.toString(16).toUpperCase()}`)],
+    ['HTML decimal entities', perChar(text, (c) => `&#${c};`)],
+    ['HTML hex entities', perChar(text, (c) => `&#x${c.toString(16)};`)],
+    [
+      'HTML hex entities in upper case',
+      perChar(text, (c) => `&#X${c.toString(16).toUpperCase()};`),
+    ],
+    [
+      'HTML-escaped, as html.escape does',
+      text
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;'),
+    ],
+    ['HTML entities escaped again', perChar(text, (c) => `&amp;#${c};`)],
+    ...[0, 1, 2].flatMap((pad): Array<[string, string]> => {
+      // What the secret's bytes become at each alignment: the padding's own characters and
+      // the last, partial one are taken off (they are not the secret's alone).
+      const encoded = Buffer.concat([Buffer.alloc(pad, 'x'), bytes(text), bytes('!')]);
+      return [
+        [`base64 after ${pad} bytes`, encoded.toString('base64')],
+        [`base64url after ${pad} bytes`, encoded.toString('base64url')],
+      ];
+    }),
+    ['with zero-width spaces between', [...text].join('\u200b')],
+    ['with zero-width joiners, escaped', [...text].join('\\u200d')],
+    ['with ESC[0m between', [...text].join('\x1b[0m')],
+    ['with ESC[0m between, as JSON writes it', [...text].join('\\u001b[0m')],
+    ['in base64 with zero-width spaces', [...bytes(text).toString('base64')].join('\u200b')],
+    ['in hex with colour codes', [...bytes(text).toString('hex')].join('\x1b[1;31m')],
+  ];
+}
 
 describe('redact', () => {
-  it.each([
-    ['as it is', KEY],
-    ['JSON-escaped', JSON.stringify(KEY).slice(1, -1)],
-    ['with \\/', JSON.stringify(KEY).slice(1, -1).replace(/\//g, '\\/')],
-    ['with \\u003C and \\u003e', 'sk_live\\/a\\u003Cb\\u003e\\u0026\\"c\\"\\\\d e'],
-    ['escaped twice', JSON.stringify(JSON.stringify(KEY).slice(1, -1)).slice(1, -1)],
-    ['percent-encoded', encodeURIComponent(KEY)],
-    ['percent-encoded in lower case', encodeURIComponent(KEY).toLowerCase()],
-    ['percent-encoded twice', encodeURIComponent(encodeURIComponent(KEY))],
-    ['form-encoded, + for a space', new URLSearchParams({ k: KEY }).toString().slice(2)],
-  ])('replaces the key written %s', (_how, written) => {
-    expect(redact(`before ${written} after`, [KEY])).toBe('before *** after');
+  for (const secret of [KEY, CANARY]) {
+    for (const text of [secret, `Bearer ${secret}`]) {
+      it.each(encodings(text))(`replaces ${JSON.stringify(text)} written %s`, (_how, written) => {
+        const redacted = redact(`before ${written} after`, [secret]);
+        expect(redacted.startsWith('before ')).toBe(true);
+        expect(redacted.endsWith(' after')).toBe(true);
+        expect(redacted).toContain('***');
+        // Nothing of the secret is left in any encoding (at most a character's few bits).
+        for (const [, form] of encodings(secret)) expect(redacted).not.toContain(form);
+        const core = bytes(secret).toString('base64').slice(2, -2);
+        expect(redacted).not.toContain(core);
+      });
+    }
+  }
+
+  it('replaces the whole of an echoed Authorization header in base64 and hex', () => {
+    for (const encoding of ['base64', 'base64url', 'hex'] as const) {
+      const header = bytes(`Bearer ${CANARY}`).toString(encoding);
+      expect(redact(`x-echo: ${header}`, [CANARY])).toMatch(/^x-echo: \*\*\*.?.?$/);
+    }
+  });
+
+  it('keeps the text around the secret, and the colour codes outside it', () => {
+    expect(redact(`\x1b[31mred\x1b[0m ${[...CANARY].join('\u200b')} end`, [CANARY])).toBe(
+      '\x1b[31mred\x1b[0m *** end',
+    );
   });
 
   it('leaves text that only resembles the key, and keys too short to tell apart', () => {
     expect(redact('sk_live/a<b>&"c"\\d', [KEY])).toBe('sk_live/a<b>&"c"\\d');
     expect(redact('%2f and \\u002f', ['/'])).toBe('%2f and \\u002f');
     expect(redact('an abc in a sentence', ['abc'])).toBe('an abc in a sentence');
+    const ordinary =
+      'id\tname\tcategory\n1\tRex &amp; Co\t3\n2\t\\u200bBella%20\t\x1b[1mdog\x1b[0m\n';
+    expect(redact(ordinary, [KEY, CANARY])).toBe(ordinary);
+  });
+
+  it('redacts every registered secret', () => {
+    const secrets = new Secrets().add(CANARY).add(undefined).add('proxy-user:hunter2-long');
+    const proxyAuth = bytes('proxy-user:hunter2-long').toString('base64');
+    expect(secrets.redact(`${CANARY} Basic ${proxyAuth} ${KEY}`)).toBe(`*** Basic *** ${KEY}`);
+    expect([...secrets]).toEqual([CANARY, 'proxy-user:hunter2-long']);
+    expect(new Secrets().redact('text')).toBe('text');
   });
 });

@@ -273,7 +273,7 @@ describe.skipIf(!hasScript)('pets auth login at a terminal', { timeout: 90_000 }
     expect(requests()).toBe(sent + 1);
   });
 
-  it('a key the server refuses is not saved: exit 4, and it says so', async () => {
+  it('a key the server refuses is not saved, and it says so; Ctrl-C at the next try ends it', async () => {
     const dir = tempConfigDir();
     await runBinary(['profile', 'set', 'production', '--base-url', sandbox.baseUrl], {
       PETS_CONFIG_DIR: dir,
@@ -283,7 +283,9 @@ describe.skipIf(!hasScript)('pets auth login at a terminal', { timeout: 90_000 }
     expect(term.screen()).not.toContain('Base URL of profile');
     await term.waitFor('input hidden');
     term.type(`wrongkey_TYPED_CANARY_123${KEYS.enter}`);
-    expect(await term.exited).toBe(4);
+    await term.waitFor('Type it again (2 tries left), or press Ctrl-C to stop.');
+    term.type(KEYS.ctrlC);
+    expect(await term.exited).toBe(130);
     expect(term.screen()).toContain(`${host} refused the key (401); it was not saved`);
     expect(term.screen()).not.toContain('Saved the key');
     expect(term.screen()).not.toContain('CANARY');

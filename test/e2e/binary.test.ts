@@ -79,7 +79,7 @@ describe('the pets binary', () => {
 
   it('pets api: int64 exact in and out, exit codes from the answer', async () => {
     const added = await runBinary(
-      ['api', '/pets', '-f', 'name=Api', '-F', 'categoryId=9223372036854775807'],
+      ['api', '/pets', '-f', 'name=Api', '-F', 'categoryId=9223372036854775807', '--yes'],
       env,
     );
     expect(added.code).toBe(0);

@@ -98,8 +98,10 @@ describe('a batch ended at a random moment, then resumed', () => {
       }
       const code = await exited;
       if (trial.kind !== 'SIGKILL' && server.created.length < RECORDS) {
-        // Ended early by the user: never reported as done.
-        expect(code, stderr).toBe(130);
+        // Ended early by the user: never reported as done, with the signal's exit code.
+        expect(code, stderr).toBe(
+          trial.kind === 'SIGTERM' ? 143 : trial.kind === 'SIGHUP' ? 129 : 130,
+        );
         expect(stderr).toMatch(/Resume with: pets --profile staging add --file/);
         // Only the second Ctrl-C leaves at once, without a summary; every other stop counts
         // what it left unsent.

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/config-dir.js';
@@ -16,8 +16,13 @@ let exe: string;
 let env: NodeJS.ProcessEnv;
 let stopSandbox: (() => Promise<number | null>) | undefined;
 
-function pets(args: string[]) {
-  return spawnSync(exe, args, { env, encoding: 'utf8', cwd: dir, timeout: 30_000 });
+function pets(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
+  return spawnSync(exe, args, {
+    env: { ...env, ...extraEnv },
+    encoding: 'utf8',
+    cwd: dir,
+    timeout: 30_000,
+  });
 }
 
 describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no Node', () => {
@@ -51,6 +56,24 @@ describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no
     expect(topic.stdout).toContain('130');
   });
 
+  it('runs no code that NODE_OPTIONS names, and opens no inspector for it', () => {
+    const evil = join(dir, 'evil.cjs');
+    const marker = join(dir, 'evil-ran');
+    writeFileSync(evil, `require('node:fs').writeFileSync(${JSON.stringify(marker)}, 'ran');`);
+    const required = pets(['--version'], { NODE_OPTIONS: `--require ${evil}` });
+    expect(required.status, required.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+    const imported = pets(['help', 'exit-codes'], { NODE_OPTIONS: `--import ${evil}` });
+    expect(imported.status, imported.stderr).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+
+    const inspected = pets(['help', 'exit-codes'], {
+      NODE_OPTIONS: '--inspect=127.0.0.1:0 --inspect-brk=127.0.0.1:0',
+    });
+    expect(inspected.status, inspected.stderr).toBe(0);
+    expect(inspected.stderr).not.toMatch(/Debugger listening|ws:\/\//);
+  });
+
   it('keeps compiled code in the compile cache, as the npm install does', () => {
     expect(pets(['--help']).status).toBe(0);
     const cache = join(dir, 'cache', 'pets');
@@ -62,7 +85,7 @@ describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no
     const child = spawn(exe, ['sandbox', '--json', '--seed', '2'], {
       env,
       cwd: dir,
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     stopSandbox = () =>
       new Promise((resolve) => {
@@ -78,6 +101,10 @@ describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no
       child.on('exit', (code) => reject(new Error(`the sandbox exited (${code})`)));
     });
     expect(JSON.parse(firstLine)).toMatchObject({ profile: 'sandbox' });
+    // SIGUSR1 starts Node's inspector in a running node; not in pets.
+    let sandboxStderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (sandboxStderr += text));
+    child.kill('SIGUSR1');
 
     const listed = pets(['--profile', 'sandbox', 'list', '--json']);
     expect(listed.status, listed.stderr).toBe(0);
@@ -106,5 +133,6 @@ describe.skipIf(!EXECUTABLE)('the single executable, alone, on a machine with no
     const stop = stopSandbox;
     stopSandbox = undefined;
     expect(await stop()).toBe(0);
+    expect(sandboxStderr).not.toMatch(/Debugger listening|ws:\/\//);
   });
 });

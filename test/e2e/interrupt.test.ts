@@ -30,7 +30,7 @@ describe('Ctrl-C', () => {
     const waiting = new Promise<void>((resolve) =>
       child.stderr.setEncoding('utf8').on('data', (text: string) => {
         stderr += text;
-        if (/^wait 30 s/m.test(stderr)) resolve();
+        if (/^wait \d+ s: rate limited/m.test(stderr)) resolve();
       }),
     );
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -1,11 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { pidSpace } from '../../src/core/process-alive.js';
 import { seededRandom } from '../ratelimit/simulation.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
-import { BIN, runBinary } from '../helpers/run-binary.js';
+import { duplicatesOf, startPets, until } from '../helpers/batch-runs.js';
+import { runBinary } from '../helpers/run-binary.js';
 import { startStrictServer } from '../helpers/strict-server.js';
 
 // Two runs that race for one journal, and a run killed while the rate gate holds its records.
@@ -15,24 +17,7 @@ import { startStrictServer } from '../helpers/strict-server.js';
 const RACES = Number(process.env.PETS_JOURNAL_RACES ?? 4);
 const KILLS = Number(process.env.PETS_GATE_KILLS ?? 6);
 
-const until = async (done: () => boolean, limitMs = 15_000) => {
-  const deadline = Date.now() + limitMs;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-};
-
-function start(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stdout.resume();
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
-    child.on('exit', (code) => resolve({ code, stderr })),
-  );
-  return { child, exited };
-}
+const start = (args: string[], env: NodeJS.ProcessEnv) => startPets(args, env);
 
 async function setUp(prefix: string, records: number, latencyMs: () => number, limit = 1e6) {
   const server = await startStrictServer({ limit, windowMs: 60_000, latencyMs });
@@ -58,11 +43,6 @@ async function race(input: string, env: NodeJS.ProcessEnv) {
   return { ends, refused: refused.length, ran: ran.length };
 }
 
-function duplicatesOf(created: string[]): string[] {
-  const seen = new Set<string>();
-  return created.filter((name) => (seen.has(name) ? true : (seen.add(name), false)));
-}
-
 describe('two runs racing for one journal', () => {
   it(
     `over a stale lock: exactly one runs (${RACES} trials)`,
@@ -76,11 +56,11 @@ describe('two runs racing for one journal', () => {
           () => 20 + random() * 40,
         );
         try {
-          // A run that died holding the lock, as this pets leaves it, and as an older one did.
+          // A run of this PID namespace that died holding the lock, as pets leaves it.
           const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
-          if (trial % 2 === 0)
-            mkdirSync(join(`${input}.pets-journal.lock`, `${dead}.gone`), { recursive: true });
-          else writeFileSync(`${input}.pets-journal.lock`, `${dead}\n`);
+          mkdirSync(join(`${input}.pets-journal.lock`, `${dead}.${pidSpace()}.gone`), {
+            recursive: true,
+          });
           const result = await race(input, env);
           expect(result.ran, JSON.stringify(result.ends)).toBe(1);
           expect(result.refused).toBe(1);

@@ -96,7 +96,7 @@ describe('under --json, every stderr line is one JSON object', () => {
     ],
     ['api', () => ['api', '/pets'], () => apiEnv(sandbox), 0],
     ['api, 404 with the deprecation warning', () => ['api', `/pets/999`], () => apiEnv(sandbox), 3],
-    ['api, 400', () => ['api', '/pets', '-f', 'name='], () => apiEnv(sandbox), 1],
+    ['api, 400', () => ['api', '/pets', '-f', 'name=', '--yes'], () => apiEnv(sandbox), 1],
     [
       'sandbox, its port in use',
       () => ['sandbox', '--port', new URL(sandbox.baseUrl).port, '--no-save-profile'],
@@ -111,7 +111,8 @@ describe('under --json, every stderr line is one JSON object', () => {
     ],
     ['a usage error', () => ['list', '--limit', 'x'], () => apiEnv(sandbox), 2],
     ['no command', () => [], () => apiEnv(sandbox), 2],
-    ['a group without its command', () => ['profile'], () => apiEnv(sandbox), 2],
+    // A noun alone asks for its help (exit 0), as in gh: stderr stays empty.
+    ['a group without its command', () => ['profile'], () => apiEnv(sandbox), 0],
   ];
 
   it.each(cases)('%s', async (name, args, env, exitCode) => {
@@ -129,7 +130,7 @@ describe('under --json, every stderr line is one JSON object', () => {
       {
         warning: {
           code: 'deprecated',
-          message: expect.stringContaining('goes away on 2030-12-05'),
+          message: expect.stringContaining('2030-12-05'),
           operation: 'GET /pets/{petId}',
           sunset: '2030-12-05',
         },
@@ -179,7 +180,7 @@ describe('under --json, every stderr line is one JSON object', () => {
   it('leaves stderr as text without --json', async () => {
     const result = await runBinary(['get', '999'], apiEnv(sandbox));
     expect(result.stderr).toBe(
-      'warning: `pets get` calls GET /pets/{petId}, which is deprecated and goes away on 2030-12-05.\n' +
+      'warning: GET /pets/{petId} is deprecated and goes away on 2030-12-05.\n' +
         'error: no pet with id 999 (404)\n',
     );
   });
@@ -360,6 +361,167 @@ describe('--jq', () => {
     const args = ['sandbox', '--port', '0', '--no-save-profile', '--key', 'jq_sandbox_key'];
     expect(await main(['node', 'pets', ...args, '--jq', '.key'], deps)).toBe(0);
     expect(io.out()).toBe('jq_sandbox_key\n');
+  });
+
+  /** The highest resident memory `pid` has had, in MiB, from /proc (Linux). */
+  function peakRssMiB(pid: number): number {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)![1]) / 1024;
+  }
+
+  /**
+   * `pets list --jq <filter>` with stdout in a pipe that is read up to the first line, then
+   * left full (pets blocks writing, its memory what the filter holds), then closed.
+   */
+  async function firstLineThenClose(filter: string) {
+    const child = spawn(process.execPath, [BIN, 'list', '--jq', filter], {
+      env: { PATH: process.env.PATH, ...apiEnv(sandbox) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const started = Date.now();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const first = await new Promise<string>((resolve) => {
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (text: string) => {
+        out += text;
+        if (!out.includes('\n')) return;
+        child.stdout.pause();
+        resolve(out.slice(0, out.indexOf('\n')));
+      });
+    });
+    const firstAfterMs = Date.now() - started;
+    const peakMiB = peakRssMiB(child.pid!);
+    child.stdout.destroy();
+    const code = await exited;
+    return { first, firstAfterMs, peakMiB, code, stderr, endedAfterMs: Date.now() - started };
+  }
+
+  it('prints results as jq makes them, and a closed stdout stops the filter', async () => {
+    // Before: nothing printed for 60 s while memory grew to 744 MB (repeat), or a crash at
+    // 2.35 GB (range): jq-wasm held all of jq's output until the filter ended.
+    for (const [filter, first] of [
+      ['repeat(1)', '1'],
+      ['range(1e8)', '0'],
+    ] as const) {
+      const run = await firstLineThenClose(filter);
+      console.log(
+        `--jq '${filter}' | head -1: first line after ${run.firstAfterMs} ms, ended after ` +
+          `${run.endedAfterMs} ms, peak RSS ${run.peakMiB.toFixed(0)} MiB`,
+      );
+      expect({ filter, first: run.first, code: run.code, stderr: run.stderr }).toEqual({
+        filter,
+        first,
+        code: 0,
+        stderr: '',
+      });
+      expect(run.peakMiB).toBeLessThan(250);
+    }
+  });
+
+  it('stops a filter that needs more than 256 MiB as a jq error, never an abort', async () => {
+    const child = spawn(process.execPath, [BIN, 'list', '--jq', 'def f: [f]; f'], {
+      env: { PATH: process.env.PATH, ...apiEnv(sandbox) },
+    });
+    let peakMiB = 0;
+    const sample = setInterval(() => {
+      try {
+        peakMiB = Math.max(peakMiB, peakRssMiB(child.pid!));
+      } catch {
+        // It has just ended.
+      }
+    }, 10);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    clearInterval(sample);
+    console.log(`--jq 'def f: [f]; f': peak RSS seen ${peakMiB.toFixed(0)} MiB`);
+    expect(stderr).not.toContain('Aborted');
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+    const [only, ...more] = stderrObjects({ code: code ?? -1, stdout, stderr });
+    expect(more).toEqual([]);
+    expect(only!.error).toMatchObject({
+      code: 'jq_error',
+      exitCode: 1,
+      message: '--jq failed: the filter needed more than 256 MiB of memory',
+    });
+    expect(peakMiB).toBeLessThan(600);
+  });
+
+  it('lets a batch finish, with its summary, when the filter fails on a record', async () => {
+    const file = ndjsonFile(
+      ['A', 'B', 'C'].map((name) => `{"name":"Bounded ${name}","categoryId":1}`),
+    );
+    const before = sandbox.pets().length;
+    const result = await runBinary(
+      ['add', '--file', file, '--yes', '--jq', 'if .line == 2 then (def f: [f]; f) else .line end'],
+      apiEnv(sandbox),
+    );
+    expect(result.stderr).not.toContain('Aborted');
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '1\n3\n' });
+    const said = stderrObjects(result);
+    expect(said.find((line) => line.summary)?.summary).toMatchObject({ code: 'batch', created: 3 });
+    expect(said.at(-1)!.error).toMatchObject({ code: 'jq_error', exitCode: 1 });
+    expect(sandbox.pets().length).toBe(before + 3);
+  });
+
+  it('stops, exit 1, at an output line longer than it holds', async () => {
+    const result = await runBinary(['list', '--jq', '"x" * 40000000'], apiEnv(sandbox));
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(stderrObjects(result)[0]!.error).toMatchObject({
+      code: 'jq_output_too_long',
+      message: '--jq stopped: a line of its output is longer than 32 MiB, the most pets holds',
+    });
+  });
+
+  it('has input and inputs find no more input, as jq says', async () => {
+    const alone = await runBinary(['list', '--jq', 'input'], apiEnv(sandbox));
+    expect(alone.code).toBe(1);
+    expect(stderrObjects(alone)[0]!.error!.message).toBe('--jq failed: No more inputs');
+    const caught = await runBinary(
+      ['list', '--jq', '[inputs], (try input catch .)'],
+      apiEnv(sandbox),
+    );
+    expect({ code: caught.code, stdout: caught.stdout }).toEqual({
+      code: 0,
+      stdout: '[]\nNo more inputs\n',
+    });
+  });
+
+  it('writes debug and stderr to stderr, as JSON lines', async () => {
+    const result = await runBinary(
+      ['list', '--jq', '.[0].id | debug, ("raw text" | stderr), debug("msg") | empty'],
+      apiEnv(sandbox),
+    );
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    expect(stderrObjects(result)).toEqual([
+      { trace: { code: 'jq_debug', message: `["DEBUG:",${FIRST}]` } },
+      { notice: { code: 'jq_stderr', message: 'raw text' } },
+      { trace: { code: 'jq_debug', message: '["DEBUG:","msg"]' } },
+    ]);
+  });
+
+  it('ends the run at halt_error with its message and exit code, as jq does', async () => {
+    for (const [filter, code, message] of [
+      ['"stop here\n" | halt_error', 5, 'stop here'],
+      ['{a: .[0].id} | halt_error(3)', 3, `{"a":${FIRST}}`],
+    ] as const) {
+      const result = await runBinary(['list', '--jq', filter], apiEnv(sandbox));
+      expect({ filter, code: result.code, stdout: result.stdout }).toEqual({
+        filter,
+        code,
+        stdout: '',
+      });
+      expect(stderrObjects(result)).toEqual([
+        { error: { code: 'jq_halt', message, exitCode: code, status: null } },
+      ]);
+    }
   });
 
   it('lets Ctrl-C end a filter that runs on and on', async () => {

@@ -1,6 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
@@ -52,4 +53,140 @@ describe.skipIf(!hasScript)('a batch on a terminal', () => {
       await sandbox.close();
     }
   }, 20_000);
+});
+
+const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+if (!hasTmux) console.warn('tmux is not installed: the progress line tests in tmux are skipped');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const FRAME = /^\d+\/\d+( |$)|^\d+ done( |$)/;
+
+/**
+ * A resumed import with waits, in a tmux pane `columns` wide: `during(tmux)` runs once the
+ * line counts a wait down. Returns the whole scrollback, row by row as shown and with wrapped
+ * rows joined, once pets has ended.
+ */
+async function importInTmux(
+  columns: number,
+  during: (tmux: (...args: string[]) => string) => Promise<void> = async () => {},
+  /** Rows of earlier output above pets, as in a terminal in use. */
+  earlierRows = 0,
+): Promise<{ rows: string[]; lines: string[]; code: number }> {
+  // 5 creates per 2 s window: 16 records, 4 created by an earlier run, wait twice or more.
+  const sandbox = await startSandbox({ plan: 'free', rpm: 5, windowSeconds: 2 });
+  const dir = tempDir('pets-tmux-');
+  try {
+    const input = join(dir, 'pets.ndjson');
+    const record = (i: number) => `${JSON.stringify({ name: `Tmux pet ${i}`, categoryId: 1 })}\n`;
+    writeFileSync(input, [0, 1, 2, 3].map(record).join(''));
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    // Asynchronously: the sandbox answers from this process's event loop.
+    await promisify(execFile)(process.execPath, [BIN, 'add', '--file', input, '-q'], {
+      env: { PATH: process.env.PATH, ...env },
+    });
+    appendFileSync(input, Array.from({ length: 12 }, (_, i) => record(i + 4)).join(''));
+    await sleep(2_100);
+    // The key and the rest reach pets from a script, not from a command line.
+    const script = join(dir, 'run.sh');
+    const exports = Object.entries(env).map(([name, value]) => `export ${name}='${value}'`);
+    writeFileSync(
+      script,
+      [
+        ...exports,
+        ...(earlierRows > 0 ? [`seq 1 ${earlierRows}`] : []),
+        `"${process.execPath}" "${BIN}" add --file "${input}"`,
+        'echo "pets exited $?"',
+        'sleep 60',
+        '',
+      ].join('\n'),
+    );
+    const socket = join(dir, 'tmux');
+    const tmux = (...args: string[]) =>
+      execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    tmux('new-session', '-d', '-s', 'pets', '-x', String(columns), '-y', '40', `sh '${script}'`);
+    try {
+      const screen = () => tmux('capture-pane', '-p', '-t', 'pets');
+      const until = async (pattern: RegExp) => {
+        for (let waited = 0; !pattern.test(screen()); waited += 50) {
+          if (waited > 30_000) throw new Error(`no ${pattern} on the screen:\n${screen()}`);
+          await sleep(50);
+        }
+      };
+      await until(/sending in \d+ s|in \d+ s/);
+      // During a wait: one frame, on one row, narrower than the terminal.
+      const live = screen()
+        .split('\n')
+        .filter((row) => FRAME.test(row));
+      expect(live, screen()).toHaveLength(1);
+      expect(live[0]!.length).toBeLessThan(columns);
+      await during(tmux);
+      await until(/pets exited \d+/);
+      const all = ['-p', '-t', 'pets', '-S', '-', '-E', '-'];
+      const rows = tmux('capture-pane', ...all)
+        .trimEnd()
+        .split('\n');
+      const lines = tmux('capture-pane', '-J', ...all)
+        .trimEnd()
+        .split('\n');
+      const code = Number(/pets exited (\d+)/.exec(rows.join('\n'))![1]);
+      expect(sandbox.pets()).toHaveLength(16);
+      return { rows, lines, code };
+    } finally {
+      try {
+        tmux('kill-server');
+      } catch {
+        // Already gone.
+      }
+    }
+  } finally {
+    await sandbox.close();
+  }
+}
+
+describe.skipIf(!hasTmux)('the progress line in tmux, across the whole scrollback', () => {
+  // One test for the four widths, run side by side: a test's temporary folders (and the tmux
+  // sockets in them) go when it ends, so concurrent tests would remove each other's.
+  it('at 40, 60, 80 and 100 columns: no stacked frame, no stale countdown, no frame as wide as the terminal', async () => {
+    const runs = await Promise.all([40, 60, 80, 100].map((columns) => importInTmux(columns)));
+    for (const [i, { rows, lines, code }] of runs.entries()) {
+      const columns = [40, 60, 80, 100][i]!;
+      const scrollback = `${columns} columns:\n${rows.join('\n')}`;
+      expect(code, scrollback).toBe(0);
+      expect(lines.join('\n')).toMatch(/created 12, failed 0, skipped 4, unknown 0/);
+      // Every frame was erased: none is left above the summary, whole or in part.
+      expect(
+        rows.filter((row) => FRAME.test(row)),
+        scrollback,
+      ).toEqual([]);
+      expect(scrollback).not.toMatch(/sending in|ETA /);
+      // The progress line never wrapped; what pets wrote itself did only where it is prose
+      // (the summary names the journal's path): the frames are the lines that must not.
+      const wrapped = lines.filter((line) => line.length >= columns);
+      expect(
+        wrapped.every((line) => !FRAME.test(line)),
+        wrapped.join('\n'),
+      ).toBe(true);
+    }
+  }, 60_000);
+
+  // tmux rewraps the line under the cursor when a pane narrows, keeping the cursor's row: on a
+  // pane not yet full, the rows it pushes up go to the history, where no program can erase
+  // them. On a terminal in use (full), the wrapped rows stay on the screen and are erased.
+  it('across resizes during a wait, 100 to 45 to 70 columns: no frame is left behind', async () => {
+    const { rows, code } = await importInTmux(
+      100,
+      async (tmux) => {
+        tmux('resize-window', '-t', 'pets', '-x', '45', '-y', '40');
+        await sleep(700);
+        tmux('resize-window', '-t', 'pets', '-x', '70', '-y', '40');
+      },
+      60,
+    );
+    const scrollback = rows.join('\n');
+    expect(code, scrollback).toBe(0);
+    expect(
+      rows.filter((row) => FRAME.test(row)),
+      scrollback,
+    ).toEqual([]);
+    expect(scrollback).not.toMatch(/sending in|ETA |\d+% ·/);
+  }, 60_000);
 });

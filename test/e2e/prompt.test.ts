@@ -1,14 +1,13 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
-import { plainScreen } from '../helpers/terminal.js';
+import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
 
-// util-linux `script` gives pets a real pseudo-terminal, so raw mode and echo are real.
-const hasScript = spawnSync('script', ['--version']).status === 0;
+// Each run gets a real pseudo-terminal (util-linux `script`), so raw mode and echo are real.
 const UNREACHABLE = 'http://127.0.0.1:9/v1';
 
 describe.skipIf(!hasScript)('auth login on a terminal', () => {
@@ -18,93 +17,38 @@ describe.skipIf(!hasScript)('auth login on a terminal', () => {
     await runBinary(['profile', 'set', 'production', '--base-url', UNREACHABLE], {
       PETS_CONFIG_DIR: dir,
     });
-    const child = spawn(
-      'script',
-      ['-qfc', `"${process.execPath}" "${BIN}" auth login`, '/dev/null'],
-      {
-        env: { PATH: process.env.PATH, PETS_CONFIG_DIR: dir, TERM: 'xterm' },
-      },
-    );
-    let screen = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => {
-      screen += text;
-      if (text.includes('input hidden')) child.stdin.write('sk_test_TYPED_CANARY_5678\r');
-    });
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    expect(code).toBe(0);
-    expect(screen).toContain('API key (input hidden):');
-    expect(screen).toContain(
+    const term = onTerminal(['auth', 'login'], { PETS_CONFIG_DIR: dir });
+    await term.waitFor('API key (input hidden):');
+    term.type(`sk_test_TYPED_CANARY_5678${KEYS.enter}`);
+    expect(await term.exited).toBe(0);
+    expect(term.screen()).toContain(
       'Saved the key ****5678 for profile "production", which sends it to 127.0.0.1:9.',
     );
-    expect(plainScreen(screen)).toContain('warning: the key was not checked');
-    expect(screen).not.toContain('CANARY');
+    expect(term.screen()).toContain('warning: the key was not checked');
+    expect(term.raw()).not.toContain('CANARY');
     expect(
       JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).profiles.production.apiKey,
     ).toBe('sk_test_TYPED_CANARY_5678');
   });
 });
 
-/**
- * Runs pets on a pseudo-terminal; `answer` is called with the screen so far as it grows. The
- * shell execs pets, so that Ctrl-C reaches pets alone and the exit code is pets's own.
- */
-async function onTerminal(
-  args: string,
-  env: Record<string, string>,
-  answer: (screen: string, type: (text: string) => void) => void,
-): Promise<{ code: number | null; screen: string }> {
-  const child = spawn(
-    'script',
-    ['-qefc', `exec "${process.execPath}" "${BIN}" ${args}`, '/dev/null'],
-    {
-      env: { PATH: process.env.PATH, TERM: 'xterm', ...env },
-    },
-  );
-  let screen = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => {
-    screen += text;
-    answer(screen, (typed) => child.stdin.write(typed));
-  });
-  // A pets that ignores Ctrl-C must fail the test, not outlive it.
-  const guard = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  clearTimeout(guard);
-  return { code, screen };
-}
-
 describe.skipIf(!hasScript)('auth login --with-key with a terminal on stdin', () => {
   it('uses the hidden prompt instead of a blank screen', async () => {
-    const dir = tempConfigDir();
-    let typed = false;
-    const { code, screen } = await onTerminal(
-      'auth login --with-key',
-      { PETS_CONFIG_DIR: dir },
-      (seen, type) => {
-        if (!typed && seen.includes('input hidden')) {
-          typed = true;
-          type('sk_test_PASTED_CANARY_4321\r');
-        }
-      },
-    );
-    expect(code).toBe(0);
-    expect(screen).toContain('Saved the key ****4321');
-    expect(screen).not.toContain('CANARY');
+    const term = onTerminal(['auth', 'login', '--with-key'], { PETS_CONFIG_DIR: tempConfigDir() });
+    await term.waitFor('input hidden');
+    term.type(`sk_test_PASTED_CANARY_4321${KEYS.enter}`);
+    expect(await term.exited).toBe(0);
+    expect(term.screen()).toContain('Saved the key ****4321');
+    expect(term.raw()).not.toContain('CANARY');
   });
 
   it('with --no-input says to paste the key and press Ctrl-D, and the first Ctrl-C ends it', async () => {
-    let interrupted = false;
-    const { code, screen } = await onTerminal(
-      'auth login --with-key --no-input',
-      { PETS_CONFIG_DIR: tempConfigDir() },
-      (seen, type) => {
-        if (!interrupted && seen.includes('then press Enter and Ctrl-D')) {
-          interrupted = true;
-          type('\u0003');
-        }
-      },
-    );
-    expect(screen).toContain('Paste the key, then press Enter and Ctrl-D');
-    expect(code).toBe(130);
+    const term = onTerminal(['auth', 'login', '--with-key', '--no-input'], {
+      PETS_CONFIG_DIR: tempConfigDir(),
+    });
+    await term.waitFor('Paste the key, then press Enter and Ctrl-D');
+    term.type(KEYS.ctrlC);
+    expect(await term.exited).toBe(130);
   });
 
   it('refuses a key typed with arrow keys', async () => {
@@ -112,46 +56,31 @@ describe.skipIf(!hasScript)('auth login --with-key with a terminal on stdin', ()
     await runBinary(['profile', 'set', 'production', '--base-url', UNREACHABLE], {
       PETS_CONFIG_DIR: dir,
     });
-    let typed = false;
-    const { code, screen } = await onTerminal(
-      'auth login',
-      { PETS_CONFIG_DIR: dir },
-      (seen, type) => {
-        if (!typed && seen.includes('input hidden')) {
-          typed = true;
-          type('abc\u001b[Ddef\r');
-        }
-      },
-    );
-    expect(code).toBe(2);
-    expect(screen).toContain('arrow keys or other editing keys');
-    expect(screen).not.toContain('Saved the key');
+    const term = onTerminal(['auth', 'login'], { PETS_CONFIG_DIR: dir });
+    await term.waitFor('input hidden');
+    term.type(`abc${KEYS.left}def${KEYS.enter}`);
+    expect(await term.exited).toBe(2);
+    expect(term.screen()).toContain('arrow keys or other editing keys');
+    expect(term.screen()).not.toContain('Saved the key');
   });
 });
 
 describe.skipIf(!hasScript)('pets sandbox on a terminal', () => {
   it('logs each request, and says it stopped on the first Ctrl-C', async () => {
-    let asked = false;
-    let stopped = false;
-    const { code, screen } = await onTerminal(
-      'sandbox --no-save-profile --seed 2',
-      { PETS_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' },
-      (seen, type) => {
-        const key = /Key: (\S+)/.exec(seen)?.[1];
-        const baseUrl = /(http:\/\/\S+\/v1)/.exec(seen)?.[1];
-        if (!asked && key && baseUrl && seen.includes('Press Ctrl-C')) {
-          asked = true;
-          void fetch(`${baseUrl}/pets?limit=1`, {
-            headers: { authorization: `Bearer ${key}` },
-          }).then((reply) => reply.arrayBuffer());
-        }
-        if (!stopped && /GET \/v1\/pets\?limit=1 200 remaining 59/.test(seen)) {
-          stopped = true;
-          type('\u0003');
-        }
-      },
-    );
-    expect(code).toBe(0);
+    const term = onTerminal(['sandbox', '--no-save-profile', '--seed', '2'], {
+      PETS_CONFIG_DIR: tempConfigDir(),
+      NO_COLOR: '1',
+    });
+    await term.waitFor('Press Ctrl-C');
+    const key = /Key: (\S+)/.exec(term.screen())?.[1];
+    const baseUrl = /(http:\/\/\S+\/v1)/.exec(term.screen())?.[1];
+    await fetch(`${baseUrl}/pets?limit=1`, {
+      headers: { authorization: `Bearer ${key}` },
+    }).then((reply) => reply.arrayBuffer());
+    await term.waitFor(/GET \/v1\/pets\?limit=1 200 remaining 59/);
+    term.type(KEYS.ctrlC);
+    expect(await term.exited).toBe(0);
+    const screen = term.screen();
     expect(screen).toMatch(/\d\d:\d\d:\d\d GET \/v1\/pets\?limit=1 200 remaining 59/);
     expect(screen).toContain('Sandbox stopped after 1 request.');
   });

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { apiEnv } from '../helpers/api-env.js';
+import { apiEnv, recordsFile } from '../helpers/api-env.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { concurrentClock, fakeClock } from '../helpers/fake-clock.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
@@ -233,16 +233,6 @@ describe('many requests waiting at once', () => {
   });
 });
 
-/** `count` records to create, in a file beside the config folder of `env`. */
-function recordsFile(env: Record<string, string>, name: string, count: number): string {
-  const input = join(env.PETS_CONFIG_DIR!, '..', `${name}.ndjson`);
-  const lines = Array.from({ length: count }, (_, i) =>
-    JSON.stringify({ name: `${name} ${i}`, categoryId: 1 }),
-  );
-  writeFileSync(input, lines.join('\n'));
-  return input;
-}
-
 describe('a batch with default options waits as long as its records need', () => {
   it.each([
     ['65 s', 65, 25, 2],
@@ -383,8 +373,9 @@ describe('a batch with default options waits as long as its records need', () =>
         sendJson(res, 201, `{"id":${answered},"name":"B","categoryId":1}`);
       }
     });
+    // The second ban in a row waits at least double the first (2 × 120 s, with jitter).
     const waited = await runMain(
-      ['add', '--file', recordsFile(env, 'c', 2), '--max-wait', '300'],
+      ['add', '--file', recordsFile(env, 'c', 2), '--max-wait', '600'],
       env,
       {},
       clock,
@@ -406,7 +397,8 @@ describe('shared rate-limit state that cannot be written', () => {
 
     const batch = await runMain(['add', '--file', recordsFile(env, 's', 3)], env, {}, clock);
     expect(batch.code).toBe(1);
-    expect(batch.stderr).toContain(`the rate-limit state cannot be written in ${folder} (E`);
+    // The first of the state folder's files a batch writes names the folder.
+    expect(batch.stderr).toContain(`cannot be written in ${folder} (E`);
     expect(batch.stderr).toContain('so the batch did not start');
     const many = await runMain(['get', '1', '2'], env, {}, clock);
     expect(many.code).toBe(1);

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { tempConfigDir } from './config-dir.js';
 
 /**
@@ -14,4 +16,14 @@ export function apiEnv(
     PETS_API_KEY: server.key,
     ...extra,
   };
+}
+
+/** `count` records to create, in a file beside the config folder of `env`. */
+export function recordsFile(env: Record<string, string>, name: string, count: number): string {
+  const input = join(env.PETS_CONFIG_DIR!, '..', `${name}.ndjson`);
+  const lines = Array.from({ length: count }, (_, i) =>
+    JSON.stringify({ name: `${name} ${i}`, categoryId: 1 }),
+  );
+  writeFileSync(input, lines.join('\n'));
+  return input;
 }

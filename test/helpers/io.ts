@@ -12,6 +12,7 @@ export interface IoOptions {
   stderrIsTTY?: boolean;
   stdinIsTTY?: boolean;
   stdoutColumns?: number;
+  stderrColumns?: number;
 }
 
 /** An Io that records what a command writes; not a terminal unless told. */
@@ -26,6 +27,7 @@ export function captureIo(options: IoOptions = {}): CapturedIo {
     stderrIsTTY: options.stderrIsTTY ?? false,
     stdinIsTTY: options.stdinIsTTY ?? false,
     stdoutColumns: options.stdoutColumns,
+    stderrColumns: options.stderrColumns,
     out: () => stdout,
     err: () => stderr,
   };

@@ -19,20 +19,39 @@ export function runBinary(
   env: Record<string, string | undefined>,
   input?: string,
 ): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const [file, argv] = EXECUTABLE ? [EXECUTABLE, args] : [process.execPath, [BIN, ...args]];
-    const child = spawn(file, argv, {
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const run = startBinary(args, env);
+  run.write(input ?? '');
+  return run.done;
+}
+
+/** A run of pets as runBinary starts it, whose stdin is written (then closed) when the test says. */
+export interface StartedBinary {
+  /** Writes `input` to stdin and closes it. */
+  write(input: string): void;
+  done: Promise<RunResult>;
+  pid: number | undefined;
+}
+
+export function startBinary(
+  args: string[],
+  env: Record<string, string | undefined>,
+): StartedBinary {
+  const [file, argv] = EXECUTABLE ? [EXECUTABLE, args] : [process.execPath, [BIN, ...args]];
+  const child = spawn(file, argv, {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  // A run that ends before reading all of its stdin closes it: not the test's failure.
+  child.stdin.on('error', () => {});
+  const done = new Promise<RunResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) =>
       resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr }),
     );
-    child.stdin.end(input);
   });
+  return { write: (input) => child.stdin.end(input), done, pid: child.pid };
 }

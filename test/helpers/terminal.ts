@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { BIN } from './run-binary.js';
 
 /** util-linux `script`: it gives pets a real pseudo-terminal, so raw mode, echo and Ctrl-C are real. */
@@ -18,8 +19,10 @@ export interface Terminal {
   waitFor(expected: string | RegExp, timeoutMs?: number): Promise<void>;
   /** Types text as keys: `\r` is Enter, `\u0003` Ctrl-C, `\u001b[B` the down arrow. */
   type(keys: string): void;
-  /** The exit code of pets, once it ends. */
+  /** The exit code of pets (of the shell, with `afterwards`), once it ends. */
   exited: Promise<number | null>;
+  /** The process id of pets, to signal it from outside as `kill` does. */
+  pid(): number;
 }
 
 /** Keys, as a terminal sends them. */
@@ -28,19 +31,32 @@ export const KEYS = {
   ctrlC: '\u0003',
   up: '\u001b[A',
   down: '\u001b[B',
+  left: '\u001b[D',
   backspace: '\u007f',
 };
 
 /**
  * Runs the built pets with `args` on a pseudo-terminal, with only `env` (and PATH, TERM).
  * The shell execs pets, so that Ctrl-C reaches pets alone and the exit code is pets's own.
- * `redirect` is appended to the command line (`2>/dev/null`, say).
+ * `redirect` is appended to the command line (`2>/dev/null`, say). With `afterwards`, the
+ * shell runs it on the same terminal once pets has ended (`stty -a`), after a line
+ * `pets exited N`.
  */
-export function onTerminal(args: string[], env: Record<string, string>, redirect = ''): Terminal {
+export function onTerminal(
+  args: string[],
+  env: Record<string, string>,
+  redirect = '',
+  afterwards?: string,
+): Terminal {
   const quoted = args.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
+  const pets = `"${process.execPath}" "${BIN}" ${quoted} ${redirect}`;
   const child = spawn(
     'script',
-    ['-qefc', `exec "${process.execPath}" "${BIN}" ${quoted} ${redirect}`, '/dev/null'],
+    [
+      '-qefc',
+      afterwards === undefined ? `exec ${pets}` : `${pets}; echo "pets exited $?"; ${afterwards}`,
+      '/dev/null',
+    ],
     { env: { PATH: process.env.PATH, TERM: 'xterm', ...env } },
   );
   let raw = '';
@@ -65,6 +81,14 @@ export function onTerminal(args: string[], env: Record<string, string>, redirect
     screen,
     raw: () => raw,
     exited,
+    pid: () => {
+      const pid = descendants(child.pid!).find((id) => {
+        const [program, script] = commandLine(id);
+        return program === process.execPath && script === BIN;
+      });
+      if (pid === undefined) throw new Error('pets is not running');
+      return pid;
+    },
     type: (keys) => child.stdin.write(keys),
     waitFor(expected, timeoutMs = 20_000) {
       const seen = () =>
@@ -92,4 +116,26 @@ export function onTerminal(args: string[], env: Record<string, string>, redirect
       });
     },
   };
+}
+
+/** Every process below `pid` (Linux: /proc/PID/task/PID/children). */
+function descendants(pid: number): number[] {
+  let children: number[];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .split(' ')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+function commandLine(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  } catch {
+    return [];
+  }
 }

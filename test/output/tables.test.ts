@@ -199,3 +199,37 @@ describe('choices in any case', () => {
     }
   });
 });
+
+describe("a batch's table of invalid records on a narrow terminal", () => {
+  it.each([40, 60, 80])(
+    'at %i columns wraps each reason onto more lines, whole, instead of cutting it',
+    async (width) => {
+      const input = join(tempDir('pets-reasons-'), 'bad.ndjson');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(
+        input,
+        [
+          JSON.stringify({ name: 'Fine', categoryId: 1 }),
+          JSON.stringify({ name: 'Bad', categoryId: 'seven' }),
+        ].join('\n'),
+      );
+      const result = await runMain(['add', '--file', input, '--dry-run'], env, {
+        stdoutIsTTY: true,
+        stdoutColumns: width,
+      });
+      expect(result.code).toBe(1);
+      const table = result.stdout.slice(result.stdout.indexOf('┌')).trimEnd();
+      expect(Math.max(...columns(table))).toBeLessThanOrEqual(width);
+      expect(table).not.toContain('…');
+      // The reason, read back across its rows, is the whole reason a pipe shows.
+      const tsv = await runMain(['add', '--file', input, '--dry-run'], env);
+      const reason = /^2\t(.+)$/m.exec(tsv.stdout)![1]!;
+      const cells = table
+        .split('\n')
+        .map((row) => row.split('│')[2]?.trim())
+        .filter((cell): cell is string => cell !== undefined && cell !== '' && cell !== 'PROBLEM');
+      expect(cells.join(' ')).toBe(reason);
+      expect(cells.length).toBeGreaterThan(width < 80 ? 1 : 0);
+    },
+  );
+});

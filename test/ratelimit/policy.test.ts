@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
-  BACKOFF_CAP_MS,
   EMPTY_STATE,
+  MAX_REFUSALS,
+  refusedTooOften,
+  type Answer,
   MAX_RESERVED_AHEAD,
   ampleBudget,
   decideSend,
@@ -164,7 +166,8 @@ describe('observeAnswer', () => {
     let state = send({ ...EMPTY_STATE, quota: window(5) }, 'a');
     state = observeAnswer(state, 'a', NOW, { status: 429, retryAfterMs: 30_000, code: 'x' }, never);
     expect(state).toMatchObject({ cooldownUntilMs: NOW + 30_000, cooldownCode: 'x' });
-    expect(state.quota?.remaining).toBe(0);
+    // The window said 4 were left: it was wrong, and is learnt again after the wait.
+    expect(state.quota).toBeUndefined();
     const longer = { ...send(EMPTY_STATE, 'b'), cooldownUntilMs: NOW + 60_000 };
     state = observeAnswer(longer, 'b', NOW, { status: 429, retryAfterMs: 1_000 }, never);
     expect(state.cooldownUntilMs).toBe(NOW + 60_000);
@@ -177,20 +180,119 @@ describe('observeAnswer', () => {
     );
     state = send(EMPTY_STATE, 'a');
     const once = observeAnswer(state, 'a', NOW, { status: 429 }, () => 1);
-    expect(once.cooldownUntilMs).toBe(NOW + 2_000);
+    expect(once.cooldownUntilMs).toBe(NOW + 1_250);
+    expect(once.refusals).toMatchObject({ count: 1, sinceMs: NOW, lastWaitMs: 1_250 });
+    const streak = { count: 3, sinceMs: NOW - 9_000, lastWaitMs: 8_000, status: 429, ended: 0 };
     const many = observeAnswer(
-      send({ ...EMPTY_STATE, consecutive429s: 30 }, 'b'),
+      send({ ...EMPTY_STATE, refusals: { ...streak, status: 429 } }, 'b'),
       'b',
       NOW,
       { status: 429 },
       () => 1,
     );
-    expect(many.cooldownUntilMs).toBe(NOW + 1_000 + BACKOFF_CAP_MS);
+    expect(many.cooldownUntilMs).toBe(NOW + 20_000);
+    expect(many.refusals).toMatchObject({ count: 4, sinceMs: NOW - 9_000, lastWaitMs: 20_000 });
   });
 
-  it('ends a 429 streak on any other answer', () => {
-    const state = send({ ...EMPTY_STATE, consecutive429s: 3 }, 'a');
-    expect(observeAnswer(state, 'a', NOW, { status: 200 }, never).consecutive429s).toBe(0);
+  it('ends a streak of refusals on any other answer but a gateway error', () => {
+    const refusals = { count: 3, sinceMs: NOW, lastWaitMs: 4_000, status: 429 as const, ended: 0 };
+    const state = send({ ...EMPTY_STATE, refusals }, 'a');
+    expect(observeAnswer(state, 'a', NOW, { status: 200 }, never).refusals).toBeUndefined();
+    expect(observeAnswer(state, 'a', NOW, { status: 404 }, never).refusals).toBeUndefined();
+    expect(observeAnswer(state, 'a', NOW, { status: 502 }, never).refusals).toEqual(refusals);
+  });
+});
+
+describe('refusals in a row (429 or 503 the quota does not explain)', () => {
+  const refuse = (state: GateState, id: string, answer: Answer) =>
+    observeAnswer(send(state, id), id, NOW, answer, () => 0);
+
+  it.each([0, undefined])(
+    'Retry-After %s (0, past or unreadable) waits at least a second, doubling',
+    (retryAfterMs) => {
+      let state: GateState = EMPTY_STATE;
+      const waits: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        state = refuse({ ...state, cooldownUntilMs: undefined }, `r${i}`, {
+          status: 429,
+          ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        });
+        waits.push(state.cooldownUntilMs! - NOW);
+      }
+      expect(waits).toEqual([1_000, 2_000, 4_000, 8_000]);
+      expect(state.refusals?.count).toBe(4);
+    },
+  );
+
+  it("waits at least the server's Retry-After, and double the last wait", () => {
+    let state = refuse(EMPTY_STATE, 'a', { status: 503, retryAfterMs: 30_000 });
+    expect(state.cooldownUntilMs).toBe(NOW + 30_000);
+    state = refuse({ ...state, cooldownUntilMs: undefined }, 'b', {
+      status: 503,
+      retryAfterMs: 1_000,
+    });
+    expect(state.cooldownUntilMs).toBe(NOW + 60_000);
+    expect(state.refusals).toMatchObject({ count: 2, status: 503 });
+  });
+
+  it('a 429 whose headers say budget is left is a refusal, and unlearns the window', () => {
+    const state = refuse({ ...EMPTY_STATE, quota: window(50) }, 'a', {
+      status: 429,
+      retryAfterMs: 1_000,
+      window: window(40),
+    });
+    expect(state.refusals?.count).toBe(1);
+    expect(state.quota).toBeUndefined();
+    // After the wait, one request learns the window again; the others follow its answer.
+    const later = { ...state, cooldownUntilMs: undefined };
+    const first = decideSend(later, NOW, 'b', CLAIM);
+    expect(first.go).toBe(true);
+    expect(decideSend(first.state, NOW, 'c', CLAIM)).toMatchObject({
+      go: false,
+      reason: 'learning',
+    });
+  });
+
+  it('a used-up window is the quota, not a refusal: its 429 never counts', () => {
+    const state = refuse({ ...EMPTY_STATE, quota: window(1) }, 'a', {
+      status: 429,
+      retryAfterMs: 30_000,
+      window: window(0),
+    });
+    expect(state.refusals).toBeUndefined();
+    expect(state.cooldownUntilMs).toBe(NOW + 30_000);
+  });
+
+  it('answers to requests sent before a refusal was known are that refusal again', () => {
+    let state = send(send({ ...EMPTY_STATE, quota: window(5) }, 'a'), 'b');
+    state = observeAnswer(state, 'a', NOW, { status: 429, retryAfterMs: 1_000 }, never);
+    state = observeAnswer(state, 'b', NOW, { status: 429, retryAfterMs: 1_000 }, never);
+    expect(state.refusals?.count).toBe(1);
+  });
+
+  it(`stops after ${MAX_REFUSALS} in a row`, () => {
+    let state: GateState = EMPTY_STATE;
+    for (let i = 1; i <= MAX_REFUSALS; i++) {
+      const before = { ...state, cooldownUntilMs: undefined };
+      state = refuse(before, `r${i}`, { status: 429 });
+      expect(refusedTooOften(before, state)).toBe(i === MAX_REFUSALS);
+    }
+  });
+
+  it('headers that vanish after a 429 leave the limit unknown: one request at a time', () => {
+    let state = refuse(EMPTY_STATE, 'a', { status: 429, retryAfterMs: 1_000 });
+    state = { ...state, cooldownUntilMs: undefined };
+    state = observeAnswer(send(state, 'b'), 'b', NOW, { status: 200 }, never);
+    expect(state.unlimited).toBeUndefined();
+    const first = decideSend(state, NOW, 'c', CLAIM);
+    expect(first.go).toBe(true);
+    expect(decideSend(first.state, NOW, 'd', CLAIM)).toMatchObject({
+      go: false,
+      reason: 'learning',
+    });
+    // A server that never showed a limit states none.
+    const fresh = observeAnswer(send(EMPTY_STATE, 'e'), 'e', NOW, { status: 200 }, never);
+    expect(fresh.unlimited).toBe(true);
   });
 });
 
@@ -199,7 +301,7 @@ describe('retryDecision', () => {
     ['GET', { kind: 'response', status: 429 }, 'rate-limited'],
     ['POST', { kind: 'response', status: 429 }, 'rate-limited'],
     ['GET', { kind: 'response', status: 502 }, 'retry'],
-    ['GET', { kind: 'response', status: 503 }, 'retry'],
+    ['GET', { kind: 'response', status: 503 }, 'rate-limited'],
     ['GET', { kind: 'response', status: 504 }, 'retry'],
     ['GET', { kind: 'response', status: 500 }, 'final'],
     ['GET', { kind: 'response', status: 404 }, 'final'],

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_STATE, decideSend, type GateState } from '../../src/ratelimit/policy.js';
 import {
+  RESERVE_RELEASE_MS,
   RESET_UNCERTAINTY_MS,
   SHORT_RECENT_MS,
+  SHORT_RESERVE,
   SPREAD_END_SHARE,
   forgetDemand,
   liveSharing,
@@ -33,6 +35,24 @@ describe('sharing a window between bulk and short processes', () => {
 
   it('with no short process on the key, a bulk process spends the budget at once, however much it has', () => {
     expect(decideSend(known(40), NOW, 'a', CLAIM, bulk(90)).go).toBe(true);
+  });
+
+  it('a bulk process whose work needs the next window leaves the last two requests until 2 s before Reset, for a short one to come', () => {
+    const held = decideSend(known(SHORT_RESERVE), NOW, 'a', CLAIM, bulk(90));
+    expect(held).toMatchObject({ go: false, reason: 'sharing' });
+    expect(held.go === false && held.untilMs).toBe(NOW + RESET_IN - RESERVE_RELEASE_MS);
+    // A `pets list` that comes meanwhile goes at once.
+    expect(decideSend(held.state, NOW + 5_000, 'l', CLAIM, short).go).toBe(true);
+    // The bulk process takes what is left at the end of the window: it needs no more windows.
+    const late = NOW + RESET_IN - RESERVE_RELEASE_MS;
+    expect(decideSend(known(SHORT_RESERVE), late, 'a', CLAIM, bulk(90)).go).toBe(true);
+    // Work that fits the window takes it all at once, and so does a day's last budget.
+    expect(decideSend(known(SHORT_RESERVE), NOW, 'a', CLAIM, bulk(SHORT_RESERVE)).go).toBe(true);
+    const day: GateState = {
+      ...EMPTY_STATE,
+      quota: { limit: 1000, remaining: 2, resetAtMs: NOW + 86_400_000 },
+    };
+    expect(decideSend(day, NOW, 'a', CLAIM, bulk(90)).go).toBe(true);
   });
 
   it('when the work is more than the budget and a short process is on the key, a bulk process spreads its sends until shortly before Reset', () => {

@@ -386,6 +386,20 @@ export interface RunOptions {
   ownShares?: boolean;
   /** A loop of one-request processes, one after another, each starting up for a while first. */
   loop?: { lists: number; startUpMs: number };
+  /** One short process (a `pets list` typed at a terminal) that starts this long into the run. */
+  shortAtMs?: number;
+  /**
+   * Each process's own wall clock, where it is not the true one: this far off it, and, from
+   * `stepAtMs` into the run, stepped by `stepMs` more (as NTP or a person sets a clock). The
+   * monotonic clock of each moves at the true pace whatever its wall clock does.
+   */
+  processClocks?: Array<{ skewMs: number; stepAtMs?: number; stepMs?: number }>;
+  /**
+   * A server that refuses every request instead (a storm): with this status and, when given,
+   * this Retry-After (as a function of the server's now, for dates), with or without its rate
+   * headers (which then say budget is left).
+   */
+  storm?: { status: 429 | 503; retryAfter?: (serverNowMs: number) => string; headers: boolean };
 }
 
 export interface RunReport {
@@ -403,9 +417,29 @@ export interface RunReport {
   /** When the loop's last process ended, and the least time the loop needs with no limit. */
   loopDoneMs?: number;
   loopLeastMs?: number;
+  /** How long the short process of `shortAtMs` took, from its start to its answer. */
+  shortLatencyMs?: number;
 }
 
 export const START = Date.parse('2026-11-23T10:00:07.300Z');
+
+/** The answer of a server that refuses everything (RunOptions.storm). */
+function stormAnswer(storm: NonNullable<RunOptions['storm']>, serverNowMs: number): HttpResponse {
+  const retryAfter = storm.retryAfter?.(serverNowMs);
+  return {
+    status: storm.status,
+    headers: {
+      date: new Date(Math.floor(serverNowMs / 1000) * 1000).toUTCString(),
+      ...(retryAfter !== undefined && { 'retry-after': retryAfter }),
+      ...(storm.headers && {
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': '95',
+        'x-ratelimit-reset': String(Math.ceil(serverNowMs / 1000) + 60),
+      }),
+    },
+    text: `{"code":"refused","status":${storm.status}}`,
+  };
+}
 const MAX_ONE_WAY_MS = 25;
 
 export async function simulate(options: RunOptions): Promise<RunReport> {
@@ -423,15 +457,19 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
 
   const send = (request: HttpRequest): Promise<HttpResponse> => {
     const state = store.read();
-    const now = clock.now();
-    if ((state.cooldownUntilMs ?? 0) > now) sendsIntoKnownBlock++;
+    // The state's moments are on the server's clock.
+    const serverNow = clock.now() + options.skewMs;
+    if ((state.cooldownUntilMs ?? Number.NEGATIVE_INFINITY) > serverNow) sendsIntoKnownBlock++;
     const there = 1 + Math.floor(random() * MAX_ONE_WAY_MS);
     const back = 1 + Math.floor(random() * MAX_ONE_WAY_MS);
     maxLatencyMs = Math.max(maxLatencyMs, there + back);
     return new Promise((resolve, reject) => {
       request.signal?.addEventListener('abort', () => reject(new Error('aborted')));
       clock.at(there, () => {
-        const response = server.handle();
+        const response = options.storm
+          ? stormAnswer(options.storm, clock.now() + options.skewMs)
+          : server.handle();
+        if (options.storm) server.record.sent++;
         clock.at(back, () => resolve(response));
       });
     });
@@ -445,10 +483,19 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
       errors.push((error as Error).message);
     }
   };
-  const newGate = () =>
+  const clockOf = (p: number): Clock => {
+    const own = options.processClocks?.[p];
+    if (!own) return clock;
+    const wall = () =>
+      clock.now() +
+      own.skewMs +
+      (own.stepAtMs !== undefined && clock.now() - START >= own.stepAtMs ? (own.stepMs ?? 0) : 0);
+    return { now: wall, sleep: clock.sleep, monotonic: clock.now };
+  };
+  const newGate = (p = -1) =>
     new RateGate({
       send,
-      clock,
+      clock: clockOf(p),
       random,
       maxWaitMs: options.maxWaitMs ?? 3_600_000,
       ...options.waits,
@@ -459,7 +506,7 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
   let next = 0;
   const workers: Array<Promise<void>> = [];
   for (let p = 0; p < options.processes; p++) {
-    const gate = newGate();
+    const gate = newGate(p);
     const processWorkers: Array<Promise<void>> = [];
     let left =
       Math.ceil((options.requests * (p + 1)) / options.processes) -
@@ -508,6 +555,18 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
       })(),
     );
   }
+  let shortLatencyMs: number | undefined;
+  const shortAtMs = options.shortAtMs;
+  if (shortAtMs !== undefined) {
+    workers.push(
+      (async () => {
+        await clock.sleep(shortAtMs);
+        const startedAt = clock.now();
+        await request(newGate(), 'http://sim/v1/list');
+        shortLatencyMs = clock.now() - startedAt;
+      })(),
+    );
+  }
   const finished = await clock.run(200_000);
   await Promise.race([Promise.all(workers), new Promise((r) => setImmediate(r))]);
 
@@ -520,7 +579,7 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
   // client's may: the first window may end a few ms after the run starts.
   let t = START + options.skewMs + MAX_ONE_WAY_MS;
   let leastWaits = 0;
-  const total = options.requests + (loop?.lists ?? 0);
+  const total = options.requests + (loop?.lists ?? 0) + (shortAtMs === undefined ? 0 : 1);
   for (let i = 0; i < total; i++) {
     const allowed = oracle.nextAllowed(t);
     if (allowed > t) {
@@ -548,5 +607,6 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
       loopDoneMs,
       loopLeastMs: loop.lists * (loop.startUpMs + 2),
     }),
+    ...(shortLatencyMs !== undefined && { shortLatencyMs }),
   };
 }

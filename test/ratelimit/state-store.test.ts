@@ -43,7 +43,7 @@ const store = fileStore(dir, 'shared');
 let went = 0;
 for (let i = 0; i < Number(tries); i++) {
   const now = Date.now();
-  const decision = store.update((state) => {
+  const decision = await store.update((state) => {
     const d = decideSend(state, now, process.pid + '.' + i, now + 600000);
     return { state: d.state, result: d };
   });
@@ -76,9 +76,8 @@ describe('the state file, shared by real processes', () => {
     mkdirSync(dir, { recursive: true });
     const bundlePath = await bundle(join(dir, '..'));
     const store = fileStore(dir, 'shared');
-    store.update(() => ({
+    await store.update(() => ({
       state: {
-        consecutive429s: 0,
         quota: { limit: BUDGET, remaining: BUDGET, resetAtMs: Date.now() + 600_000 },
       },
       result: undefined,
@@ -101,19 +100,18 @@ describe('the state file, shared by real processes', () => {
         .sort(),
     ).toEqual(['ratelimit-shared.json']);
     expect(readFileSync(join(dir, 'state', 'ratelimit-shared.json'), 'utf8')).toMatch(
-      /"version":2/,
+      /"version":3/,
     );
   }, 60_000);
 });
 
 describe('the state file, read back', () => {
-  it("keeps what processes said they have to send, the window's line and the last short process, and drops what is malformed", () => {
+  it("keeps what processes said they have to send, the window's line and the last short process, and drops what is malformed", async () => {
     const dir = tempConfigDir();
     const store = fileStore(dir, 'sharing');
     const resetAtMs = Date.now() + 60_000;
-    store.update(() => ({
+    await store.update(() => ({
       state: {
-        consecutive429s: 0,
         quota: { limit: 40, remaining: 30, resetAtMs },
         demand: {
           'pid.a': { count: 27, untilMs: resetAtMs },

@@ -3,9 +3,11 @@ import type { PetsApi } from '../../src/api/client.js';
 import type { Deps } from '../../src/cmd/shared/deps.js';
 import { main } from '../../src/runtime/main.js';
 import { systemClock } from '../../src/core/clock.js';
+import { Secrets } from '../../src/core/redact.js';
 import { openConfigStore } from '../../src/config/store.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { captureIo } from '../helpers/io.js';
+import { noPerson } from '../helpers/prompter.js';
 
 const KEY = 'sk_live_CRASH_CANARY_0001';
 
@@ -22,12 +24,10 @@ function crashingDeps() {
     env: { PETS_BASE_URL: 'https://api.example.com/v1', PETS_API_KEY: KEY },
     clock: systemClock,
     signal: new AbortController().signal,
-    prompts: {
-      text: () => Promise.reject(new Error('no prompt expected')),
-      choice: () => Promise.reject(new Error('no prompt expected')),
-    },
+    prompts: noPerson(),
     config: async () => config,
     api: async () => api,
+    secrets: new Secrets(),
     close: async () => {},
   };
   return { deps, io };

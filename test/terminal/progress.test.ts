@@ -47,18 +47,18 @@ describe('the progress line', () => {
   });
 
   it('lets the ETA fall no faster than time while a window read mid-way runs out', async () => {
-    // 35 records at 10 per 20 s, the window 2 s old when first read: its length reads as 18 s,
-    // then 17, 16… Read anew each second, the ETA fell 3 s a second (the hostile tester's
+    // 35 records at 10 per 90 s, the window 2 s old when first read: its length reads as 88 s,
+    // then 87, 86… Read anew each second, the ETA fell 3 s a second (the hostile tester's
     // 54, 51, 48…); the longest length read is kept instead.
     const clock = fakeClock();
     const start = clock.now();
-    const state = { quota: { limit: 10, remaining: 0, resetAtMs: start + 18_000 } };
+    const state = { quota: { limit: 10, remaining: 0, resetAtMs: start + 88_000 } };
     const line = new ProgressLine(captureIo().stderr, clock);
     line.start({ total: 35, toSend: 35 }, () => state);
     for (let i = 0; i < 10; i++) line.advance({ kind: 'created', sent: true });
     const first = line.stats().etaMs!;
-    // 25 left: the 18 s left of this window, then two more windows of at least 18 s.
-    expect(first).toBe(18_000 + 18_000 * 2);
+    // 25 left: the 88 s left of this window, then two more windows of at least 88 s.
+    expect(first).toBe(88_000 + 88_000 * 2);
     for (let second = 1; second <= 6; second++) {
       await clock.sleep(1_000);
       expect(line.stats().etaMs).toBe(first - second * 1_000);
@@ -111,4 +111,108 @@ describe('renderProgress', () => {
       '2/4 [##########..........] 50% · 2.0/s · ETA 12 s · quota used up, sending in 12 s',
     ],
   ])('%j', (stats, shown) => expect(renderProgress(stats)).toBe(shown));
+});
+
+describe('the progress line on a terminal of any width', () => {
+  const width = (text: string) => [...text].length;
+  const waitingStats = {
+    done: 61,
+    skipped: 179,
+    total: 300,
+    rate: 447.8,
+    etaMs: 180_000,
+    waitMs: 9_500,
+    waitReason: 'quota used up',
+  };
+
+  it('is the full line where it fits, and never as wide as the terminal', () => {
+    const full = renderProgress(waitingStats);
+    expect(full).toBe(
+      '61/300 [####................] 20% · 179 skipped · 447.8/s · ETA 3 min · quota used up, sending in 10 s',
+    );
+    expect(renderProgress(waitingStats, { columns: full.length + 1, width })).toBe(full);
+    for (let columns = 1; columns <= 120; columns++) {
+      const line = renderProgress(waitingStats, { columns, width });
+      expect(width(line), `${columns} columns: ${line}`).toBeLessThan(Math.max(2, columns));
+    }
+  });
+
+  it.each([
+    [
+      100,
+      '61/300 [####................] 20% · 179 skipped · ETA 3 min · quota used up, sending in 10 s',
+    ],
+    [80, '61/300 [####................] 20% · 179 skipped · ETA 3 min · sending in 10 s'],
+    [60, '61/300 [###.............] 20% · ETA 3 min · sending in 10 s'],
+    [50, '61/300 [#.....] 20% · ETA 3 min · sending in 10 s'],
+    [45, '61/300 20% · ETA 3 min · sending in 10 s'],
+    [40, '61/300 · ETA 3 min · in 10 s'],
+    [39, '61/300 · ETA 3 min · in 10 s'],
+    [20, '61/300 · in 10 s'],
+  ])('at %i columns: the rate goes first, then words, then the bar', (columns, shown) => {
+    expect(renderProgress(waitingStats, { columns, width })).toBe(shown);
+  });
+
+  it('keeps the ETA where no wait is under way, and only the count and the time below 40 columns', () => {
+    const stats = { done: 50, total: 200, rate: 5, etaMs: 30_000 };
+    expect(renderProgress(stats, { columns: 39, width })).toBe('50/200 · ETA 30 s');
+    expect(renderProgress({ done: 7, rate: 3.5 }, { columns: 30, width })).toBe('7 done');
+  });
+
+  it('measures by display width: wide characters take two columns', () => {
+    // A width function that counts every character twice stands for a wide-character text.
+    const line = renderProgress(waitingStats, { columns: 80, width: (t) => 2 * t.length });
+    expect(2 * line.length).toBeLessThan(80);
+  });
+
+  it('draws at the width of the moment, and after a resize erases the rows the old frame wrapped to', async () => {
+    const clock = fakeClock();
+    const io = captureIo();
+    let columns = 100;
+    let resize = () => {};
+    const line = new ProgressLine(io.stderr, clock, {
+      columns: () => columns,
+      width,
+      onResize: (listener) => {
+        resize = listener;
+        return () => (resize = () => {});
+      },
+    });
+    line.start({ total: 300, toSend: 300 });
+    const waiting = line.waiter()(5_000, notice);
+    const wide = frames(io.err()).at(-1)!;
+    expect(wide.length).toBeGreaterThan(80);
+    expect(wide.length).toBeLessThan(100);
+    columns = 40;
+    resize();
+    // The 80-odd-column frame now takes three rows of 40: up two, erase below, draw anew.
+    expect(io.err()).toContain('\r\u001b[2A\u001b[J');
+    const narrow = frames(io.err()).at(-1)!;
+    expect(narrow.length).toBeLessThan(40);
+    await waiting;
+    line.end();
+    // Once ended, a resize draws nothing.
+    const before = io.err();
+    resize();
+    expect(io.err()).toBe(before);
+  });
+});
+
+describe('messages written above the progress line', () => {
+  it('clear the line first and draw it again below them', async () => {
+    const { StderrNotices } = await import('../../src/terminal/stderr-notices.js');
+    const clock = fakeClock();
+    const io = captureIo();
+    const line = new ProgressLine(io.stderr, clock, { columns: () => 80, width: (t) => t.length });
+    line.start({ total: 10, toSend: 10 });
+    line.advance({ kind: 'created', sent: true });
+    const notices = new StderrNotices(io.stderr, false);
+    notices.keepBelow(line);
+    notices.write('warning', { code: 'warning', message: 'the server is slow' });
+    const written = io.err();
+    const at = written.indexOf('the server is slow');
+    // Erased just before the message, drawn again just after it: no frame is left above it.
+    expect(written.slice(0, at).endsWith('\r\u001b[2K')).toBe(true);
+    expect(written.slice(at)).toMatch(/^the server is slow\n\r\u001b\[2K1\/10 /);
+  });
 });

@@ -1,7 +1,7 @@
 import { UsageError } from '../../core/errors.js';
 import { CsvRowParser, type CsvRow } from './csv-rows.js';
 import { toNewPet } from './new-pet.js';
-import type { InputRecord } from './record.js';
+import type { InputRecord, ReadNotes } from './record.js';
 
 /** Where each known column sits in a row; other columns are ignored. */
 interface Columns {
@@ -9,9 +9,11 @@ interface Columns {
   name: number;
   categoryId: number;
   status: number | undefined;
+  /** An id column: set aside, as the server assigns ids. */
+  id: number | undefined;
 }
 
-const KNOWN_COLUMNS = ['name', 'categoryId', 'status'] as const;
+const KNOWN_COLUMNS = ['name', 'categoryId', 'status', 'id'] as const;
 type KnownColumn = (typeof KNOWN_COLUMNS)[number];
 const REQUIRED_COLUMNS = ['name', 'categoryId'] as const;
 const HEADER_HINT = 'The first row must name the columns, e.g. name,categoryId,status';
@@ -41,14 +43,20 @@ function columnsFromHeader(header: CsvRow): Columns {
       { hint: HEADER_HINT },
     );
   }
-  return { count: header.fields.length, name, categoryId, status: found.get('status') };
+  return {
+    count: header.fields.length,
+    name,
+    categoryId,
+    status: found.get('status'),
+    id: found.get('id'),
+  };
 }
 
 function fieldCount(count: number): string {
   return count === 1 ? '1 field' : `${count} fields`;
 }
 
-function recordFromRow(row: CsvRow, columns: Columns): InputRecord {
+function recordFromRow(row: CsvRow, columns: Columns, notes?: ReadNotes): InputRecord {
   if ('problem' in row) return { line: row.line, problem: row.problem };
   const { fields } = row;
   if (fields.length !== columns.count) {
@@ -62,16 +70,20 @@ function recordFromRow(row: CsvRow, columns: Columns): InputRecord {
     categoryId: fields[columns.categoryId],
   };
   if (columns.status !== undefined) values.status = fields[columns.status];
+  if (notes && columns.id !== undefined && fields[columns.id]?.trim()) notes.ids++;
   const pet = toNewPet(values, 'csv');
   return typeof pet === 'string' ? { line: row.line, problem: pet } : { line: row.line, pet };
 }
 
 /** CSV with a header row naming name, categoryId and optionally status, in any order. */
-export async function* readCsvRecords(chunks: AsyncIterable<Buffer>): AsyncGenerator<InputRecord> {
+export async function* readCsvRecords(
+  chunks: AsyncIterable<Buffer>,
+  notes?: ReadNotes,
+): AsyncGenerator<InputRecord> {
   const parser = new CsvRowParser();
   let columns: Columns | undefined;
   const take = (row: CsvRow): InputRecord | undefined => {
-    if (columns !== undefined) return recordFromRow(row, columns);
+    if (columns !== undefined) return recordFromRow(row, columns, notes);
     columns = columnsFromHeader(row);
     return undefined;
   };

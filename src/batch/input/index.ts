@@ -6,24 +6,25 @@ import { readCsvRecords } from './csv.js';
 import type { InputFormat } from './format.js';
 import { readJsonArrayRecords } from './json-array.js';
 import { readNdjsonRecords } from './ndjson.js';
-import type { InputRecord } from './record.js';
+import type { InputRecord, ReadNotes } from './record.js';
 
-export { chooseFormat, type InputFormat } from './format.js';
-export type { InputRecord } from './record.js';
+export { chooseFormat, formatFromContent, type FormatSource, type InputFormat } from './format.js';
+export type { InputRecord, ReadNotes } from './record.js';
 export { toNewPet } from './new-pet.js';
 
 /** Reads records one at a time. NDJSON and CSV are streamed with constant memory (a million lines must not grow memory); JSON reads the whole text (max 64 MiB, else UsageError) and must be an array. */
 export function readRecords(
   input: AsyncIterable<Buffer | string>,
   format: InputFormat,
+  notes?: ReadNotes,
 ): AsyncIterable<InputRecord> {
   const chunks = bytesWithoutBom(input);
   switch (format) {
     case 'ndjson':
-      return readNdjsonRecords(chunks);
+      return readNdjsonRecords(chunks, notes);
     case 'json':
-      return readJsonArrayRecords(chunks);
+      return readJsonArrayRecords(chunks, notes);
     case 'csv':
-      return readCsvRecords(chunks);
+      return readCsvRecords(chunks, notes);
   }
 }

@@ -2,7 +2,7 @@ import { UsageError } from '../../core/errors.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../../json/int64-json.js';
 import { recordFromJson } from './json-record.js';
 import { MAX_JSON_BYTES } from './limits.js';
-import type { InputRecord } from './record.js';
+import type { InputRecord, ReadNotes } from './record.js';
 import { strictUtf8Decoder } from './utf8.js';
 
 const NDJSON_HINT = 'For bigger batches use NDJSON (one pet object per line) with --format ndjson.';
@@ -33,6 +33,7 @@ function lineAt(text: string, position: number): number {
 /** A JSON array of pets, read whole; each element is a record numbered by its position. */
 export async function* readJsonArrayRecords(
   chunks: AsyncIterable<Buffer>,
+  notes?: ReadNotes,
 ): AsyncGenerator<InputRecord> {
   const text = await readWholeText(chunks);
   let value: JsonValue;
@@ -50,6 +51,6 @@ export async function* readJsonArrayRecords(
     });
   }
   for (const [index, element] of value.entries()) {
-    yield recordFromJson(index + 1, element);
+    yield recordFromJson(index + 1, element, notes);
   }
 }

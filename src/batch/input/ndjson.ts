@@ -1,10 +1,10 @@
 import { JsonSyntaxError, parseJson, type JsonValue } from '../../json/int64-json.js';
 import { recordFromJson } from './json-record.js';
 import { LineSplitter, type Line } from './lines.js';
-import type { InputRecord } from './record.js';
+import type { InputRecord, ReadNotes } from './record.js';
 
 /** Returns the line's record, or undefined for a blank line. */
-function recordFromLine(line: Line): InputRecord | undefined {
+function recordFromLine(line: Line, notes?: ReadNotes): InputRecord | undefined {
   if ('problem' in line) return { line: line.number, problem: line.problem };
   if (line.text.trim() === '') return undefined;
   let value: JsonValue;
@@ -15,22 +15,29 @@ function recordFromLine(line: Line): InputRecord | undefined {
     // parseJson's messages give a position, never the input itself.
     return { line: line.number, problem: `not valid JSON (${error.message})` };
   }
-  return recordFromJson(line.number, value);
+  if (Array.isArray(value)) {
+    return {
+      line: line.number,
+      problem: 'not a JSON object but an array (a JSON array of pets is --format json)',
+    };
+  }
+  return recordFromJson(line.number, value, notes);
 }
 
 /** One JSON object per line; a bad line becomes a problem record and reading goes on. */
 export async function* readNdjsonRecords(
   chunks: AsyncIterable<Buffer>,
+  notes?: ReadNotes,
 ): AsyncGenerator<InputRecord> {
   const splitter = new LineSplitter();
   for await (const chunk of chunks) {
     for (const line of splitter.push(chunk)) {
-      const record = recordFromLine(line);
+      const record = recordFromLine(line, notes);
       if (record !== undefined) yield record;
     }
   }
   for (const line of splitter.end()) {
-    const record = recordFromLine(line);
+    const record = recordFromLine(line, notes);
     if (record !== undefined) yield record;
   }
 }

@@ -8,3 +8,11 @@ export interface InputRecord {
   /** Why this record cannot be sent, naming the field and the allowed values, e.g. 'status must be one of available, pending, sold'. Never longer than ~200 chars and never echoes more than a short excerpt of the input. */
   problem?: string;
 }
+
+/**
+ * What the readers set aside without it being a problem, counted for one notice at the end:
+ * `ids`, records that carry an id, which is the server's to assign.
+ */
+export interface ReadNotes {
+  ids: number;
+}

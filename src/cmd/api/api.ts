@@ -7,6 +7,7 @@ import { headerValue, type HttpMethod, type HttpResponse } from '../../http/type
 import { parseJson, stringifyJson, type JsonValue } from '../../json/int64-json.js';
 import { Option } from 'commander';
 import { escapeForTerminal } from '../../core/terminal-text.js';
+import { confirmProtectedProfile } from '../shared/confirm.js';
 import { warnDeprecated } from '../shared/deprecated.js';
 import { examples } from '../shared/help-text.js';
 import type { Session } from '../shared/session.js';
@@ -151,6 +152,7 @@ interface ApiOptions {
   header: string[];
   input?: string;
   include?: boolean;
+  yes?: boolean;
 }
 
 const GET_PET_PATH = /^\/pets\/[^/?]+(\?|$)/;
@@ -169,6 +171,7 @@ export const apiCommand: CommandModule = {
           'pets api /store/orders',
           'pets api /pets -f name=Rex -F categoryId=3',
           'pets api /pets --input new.json',
+          'pets --profile production api -X DELETE /pets/42 --yes',
         ),
       )
       .addOption(
@@ -192,23 +195,33 @@ export const apiCommand: CommandModule = {
       )
       .option('--input <file>', 'the request body from a file, or - for stdin')
       .option('-i, --include', 'print the status line and response headers first')
+      .option('--yes', 'write to a protected profile without typing its name')
       .addHelpText(
         'after',
         '\nFor GET, fields become query parameters; otherwise a JSON body (or, with --input, the query).\n' +
           'The path must stay under the base URL: absolute URLs, //host and .. are refused.\n' +
+          "On a protected profile, any method but GET and HEAD asks you to type the profile's name\n" +
+          '(or needs --yes where nobody can answer).\n' +
           'Exit codes: 0 for 2xx, 3 for 404, 4 for 401, 5 for 429, 7 for 5xx, 1 for any other answer.\n',
       )
       .action(async (path: string, options: ApiOptions) => {
         const session = getSession();
+        const sends = (options.method ??
+          (options.rawField.length + options.field.length || options.input !== undefined
+            ? 'POST'
+            : 'GET')) as HttpMethod;
+        if (options.yes && READS.has(sends)) {
+          throw new UsageError(
+            `--yes only applies to a write (a method other than GET or HEAD); this is a ${sends}, nothing was sent`,
+          );
+        }
         const target = await session.target();
+        // A request that may change data gets the protected badge, as add does, and on a
+        // protected profile a confirmation, as a batch does; a read, the environment line.
+        if (READS.has(sends)) await session.environmentLine(target);
+        else await confirmWrite(session, target, sends, path, options);
         const input =
           options.input === undefined ? undefined : await readInput(session, options.input);
-        const sends =
-          options.method ??
-          (options.rawField.length + options.field.length || input !== undefined ? 'POST' : 'GET');
-        // A request that may change data gets the protected badge, as add does; a read, the line.
-        if (READS.has(sends as HttpMethod)) await session.environmentLine(target);
-        else await session.protectedBadge(target);
         const api = await session.api(target);
         const result = await callApi(
           {
@@ -224,7 +237,7 @@ export const apiCommand: CommandModule = {
           await printAnswer(session, result, target.apiKey, options.include === true);
         } finally {
           if (result.method === 'GET' && GET_PET_PATH.test(path)) {
-            await warnDeprecated(session, deprecationHeaders(result), '`pets api`');
+            await warnDeprecated(session, deprecationHeaders(result));
           }
         }
         const { status } = result.response;
@@ -233,6 +246,29 @@ export const apiCommand: CommandModule = {
       });
   },
 };
+
+/**
+ * A write to a protected profile: the badge, then the profile's name typed at a terminal, or
+ * --yes where nobody can be asked (a pipe, --no-input, or the body on stdin).
+ */
+async function confirmWrite(
+  session: Session,
+  target: ApiTarget,
+  method: HttpMethod,
+  path: string,
+  options: ApiOptions,
+): Promise<void> {
+  await session.protectedBadge(target);
+  if (!target.protected) return;
+  await confirmProtectedProfile(session, {
+    profile: target.profile,
+    question: `${method} ${path} on protected profile "${target.profile}" (${new URL(target.baseUrl).host})?`,
+    action: `a ${method} to it`,
+    nothingDone: 'nothing was sent',
+    yes: options.yes === true,
+    stdinBusy: options.input === '-',
+  });
+}
 
 function add<T>(parse: (arg: string) => T) {
   return (arg: string, previous: T[]): T[] => [...previous, parse(arg)];
@@ -270,7 +306,9 @@ async function printAnswer(
   include: boolean,
 ): Promise<void> {
   const tty = session.deps.io.stdoutIsTTY;
-  const redact = (text: string) => (apiKey ? text.split(apiKey).join('***') : text);
+  // Before the terminal escape, which would show an invisible character between two of the
+  // key's as text of its own.
+  const redact = (text: string) => session.secrets.add(apiKey).redact(text);
   const shown = (text: string) => (tty ? escapeForTerminal(redact(text)) : redact(text));
   const { response } = result;
   if (include) {

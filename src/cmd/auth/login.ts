@@ -1,10 +1,9 @@
-import type { ReadStream } from 'node:tty';
 import type { Command } from 'commander';
 import { keyHint } from '../../config/key-hint.js';
 import { keyProblem } from '../../config/key-check.js';
 import type { Env } from '../../config/paths.js';
 import type { PetsApi } from '../../api/client.js';
-import { checkBaseUrl } from '../../config/base-url.js';
+import { checkBaseUrl, hostOf } from '../../config/base-url.js';
 import { chooseProfile, effectiveSettings, type ApiTarget } from '../../config/resolve-target.js';
 import { isProtected, type ConfigStore } from '../../config/store.js';
 import { AuthError, InterruptedError, PetsError, UsageError } from '../../core/errors.js';
@@ -57,13 +56,20 @@ export async function checkKey(
     return { outcome: 'accepted' };
   } catch (error) {
     if (error instanceof AuthError) {
-      const host = new URL(target.baseUrl).host;
-      throw new AuthError(error.code, `${host} refused the key (401); it was not saved`, {
+      throw new AuthError(error.code, `${target.host} refused the key (401); it was not saved`, {
         status: error.status,
         hint: 'Check the key, and that it belongs to this environment, then log in again.',
       });
     }
     if (error instanceof InterruptedError) throw error;
+    // 431: the server will not read a request carrying this key, now or ever.
+    if (error instanceof PetsError && error.status === 431) {
+      throw new AuthError(
+        'key_too_large',
+        `${target.host} refused the key as too large (431); it was not saved`,
+        { status: 431, hint: 'Check what was pasted: the key alone, on one line.' },
+      );
+    }
     if (error instanceof PetsError) return { outcome: 'unchecked', why: error.message };
     throw error;
   }
@@ -93,8 +99,7 @@ async function readKey(session: Session, withKey: boolean): Promise<string> {
       hint: 'Pipe it in instead: pets auth login --with-key < key.txt',
     });
   }
-  const { promptSecret } = await import('../../terminal/prompt.js');
-  return promptSecret('API key (input hidden): ', io.stdin as ReadStream, io.stderr);
+  return session.prompts.secret({ message: 'API key (input hidden): ', subject: 'the key' });
 }
 
 export function defineLogin(auth: Command, getSession: SessionSource): void {
@@ -136,20 +141,18 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
           `Logging in to profile "${profile}": the key will be sent to ${hostOf(baseUrl)}.`,
         );
       }
-      const key = checkedKey(await readKey(session, options.withKey === true));
-      session.secrets.add(key);
-      let check: KeyCheck | undefined;
-      if (baseUrl) {
-        const target: ApiTarget = {
-          profile,
-          baseUrl,
-          apiKey: key,
-          keySource: 'config',
-          protected: isProtected(profile, data.profiles[profile]),
-        };
-        const api = await session.api(target);
-        check = await checkKey(target, { api, signal: session.deps.signal });
-      }
+      const { key, check } = await readAndCheckKey(session, {
+        withKey: options.withKey === true,
+        target: baseUrl
+          ? {
+              profile,
+              baseUrl,
+              host: hostOf(baseUrl),
+              keySource: 'config',
+              protected: isProtected(profile, data.profiles[profile]),
+            }
+          : undefined,
+      });
       const saved = await login(
         { profileFlag: session.globals.profile, key, baseUrl: newBaseUrl },
         { config, env },
@@ -170,6 +173,53 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
     });
 }
 
+/** How many keys a person at a terminal may type before a refusal (401) ends the login. */
+const KEY_TRIES = 3;
+
+/**
+ * Reads the key and checks it against `target`, when there is one. A person at the terminal
+ * is asked again after a refusal (401), up to KEY_TRIES keys, all to the same address.
+ */
+async function readAndCheckKey(
+  session: Session,
+  options: { withKey: boolean; target: Omit<ApiTarget, 'apiKey'> | undefined },
+): Promise<{ key: string; check: KeyCheck | undefined }> {
+  const tries = session.canPrompt ? KEY_TRIES : 1;
+  for (let tried = 1; ; tried++) {
+    const key = checkedKey(await readKeyAfter(tried - 1, session, options.withKey));
+    session.secrets.add(key);
+    if (!options.target) return { key, check: undefined };
+    const target: ApiTarget = { ...options.target, apiKey: key };
+    try {
+      const api = await session.api(target);
+      return { key, check: await checkKey(target, { api, signal: session.deps.signal }) };
+    } catch (error) {
+      if (!(error instanceof AuthError) || tried === tries) throw error;
+      const left = tries - tried;
+      // Said even with --quiet: without it the same question seems to come back for nothing.
+      session.stderr.write('notice', {
+        code: 'key_refused',
+        message: `${error.message}. Type it again (${left} ${left === 1 ? 'try' : 'tries'} left), or press Ctrl-C to stop.`,
+      });
+    }
+  }
+}
+
+/**
+ * The next key, after `refused` keys were sent and refused: a stop at the question then says
+ * so, where a question alone would say that nothing was sent.
+ */
+async function readKeyAfter(refused: number, session: Session, withKey: boolean) {
+  try {
+    return await readKey(session, withKey);
+  } catch (error) {
+    if (refused > 0 && error instanceof InterruptedError) {
+      error.message = `interrupted at a question; ${refused === 1 ? '1 key was' : `${refused} keys were`} sent and refused, and nothing was saved`;
+    }
+    throw error;
+  }
+}
+
 /** Asks for the profile's base URL, checked as `pets profile set --base-url` checks it. */
 async function askBaseUrl(session: Session, profile: string): Promise<string> {
   const check = (answer: string) => checkBaseUrl(answer.trim(), 'the base URL');
@@ -187,8 +237,4 @@ async function askBaseUrl(session: Session, profile: string): Promise<string> {
     },
   });
   return check(answer);
-}
-
-function hostOf(baseUrl: string): string {
-  return new URL(baseUrl).host;
 }

@@ -59,12 +59,16 @@ export function defineStatus(auth: Command, getSession: SessionSource): void {
         if (error instanceof AuthError) await printStatus(session, statusOf(target, false));
         throw error;
       }
-      // The check just made a request, so the quota comes from the gate without another.
-      const quota = await showQuota(target, {
-        api,
-        now: session.deps.clock.now,
-        signal: session.deps.signal,
-      });
+      // The check just made a request, so the quota comes from the gate without another:
+      // from that answer of the server's, not from an earlier one.
+      const quota: QuotaReport = {
+        ...(await showQuota(target, {
+          api,
+          now: session.deps.clock.now,
+          signal: session.deps.signal,
+        })),
+        source: 'server',
+      };
       await printStatus(session, status, quota);
     });
 }
@@ -82,6 +86,10 @@ async function printStatus(
         ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'profile')})`],
         ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'baseUrl')})`],
         ['key', `${status.key} (from ${sourceName(status.keySource, 'key')})`],
+        [
+          'sent',
+          `GET /pets?limit=1 to check the key; the server answered ${status.valid ? '200' : '401'}`,
+        ],
         ['valid', status.valid ? 'yes' : 'no: the server refused it (401)'],
         ...(quota ? quotaFields(quota, session.deps.clock.now(), session.mode === 'table') : []),
       ],

@@ -2,7 +2,7 @@
 // program, and the man page (src/build/man-page.mjs) carries them too. `pets help json` is
 // json-topic.ts; exit codes and environment are in help.ts.
 
-export const CONFIG_TOPIC = `Configuration: profiles, keys, the config folder, HTTPS
+export const CONFIG_TOPIC = `Configuration: profiles, keys, the config folder, HTTPS, proxies
 
   A profile is a base URL and a key. production and staging always exist and start
   empty; pets sandbox saves a profile "sandbox"; make others with pets profile set
@@ -31,28 +31,65 @@ Keys
   A key is never taken from the command line, and never printed: pets shows **** and
   its last 4 characters, or **** alone for a key shorter than 12 characters. A key
   is visible ASCII, at least 8 characters. A key the server refuses (401) is not
-  saved by auth login (exit 4).
+  saved by auth login: at a terminal it asks again, up to 3 keys, then exit 4. At
+  the hidden prompt, Backspace, Ctrl-U (the line) and Ctrl-W (a word) erase; any
+  other editing key, such as an arrow, refuses the key, with nothing sent.
 
 Protected profiles
 
   production is protected (pets profile set <name> --protected, or --no-protected).
   A create there prints a one-line badge with the profile and host; a batch (add
-  --file) or profile remove asks you to type the profile's name, or needs --yes
-  where nobody can answer.
+  --file), a pets api request other than GET or HEAD (-X, or the POST that -f, -F
+  or --input imply), and profile remove ask you to type the profile's name, or
+  need --yes where nobody can answer. pets add --name … --dry-run shows the request
+  one pet would make, the profile, host and whether it is protected, and sends
+  nothing.
 
 The config folder
 
   $PETS_CONFIG_DIR, else $XDG_CONFIG_HOME/pets, else ~/.config/pets. The folder is
   0700 and config.json 0600. A folder or config.json that another user owns, that
   others can write, or that is a link, is refused (exit 2) with the chown or chmod
-  that fixes it.
+  that fixes it; so is its state folder, state/, where processes on one key share
+  what they know. A config.json that others can read gets a warning, and 0600 the
+  next time pets saves it. A folder pets cannot write in (a read-only file system,
+  no permission, a full disk) is exit 1, naming the folder; reads go on without it.
 
 HTTPS
 
   pets checks the server's certificate against Node's CA list. To trust a company
-  CA, give it to Node: export NODE_EXTRA_CA_CERTS=/etc/ssl/company-ca.pem. A
+  CA, give it to Node by file: export NODE_EXTRA_CA_CERTS=/etc/ssl/company-ca.pem;
+  or, where IT installed it in the system's store: export NODE_USE_SYSTEM_CA=1. A
   certificate that cannot be trusted ends the command at once with exit 6, naming
   the reason.
+
+Proxies
+
+  Where the API is reached through a forward proxy, pets reads the variables curl
+  reads: HTTPS_PROXY (or https_proxy) for an https base URL, HTTP_PROXY (or
+  http_proxy) for http; the lower-case one wins, and neither serves the other's
+  URLs. https goes through a CONNECT tunnel, so the certificate checked is still
+  the API's; http goes in absolute form. A proxy without a port is on 1080, as in
+  curl; http:// and https:// proxies only (not SOCKS).
+
+    export HTTPS_PROXY=http://proxy.corp.example:3128
+    export HTTPS_PROXY=http://me:p%40ss@proxy.corp.example:3128   (credentials)
+    export NO_PROXY=localhost,.corp.example,10.0.0.0/8
+
+  Credentials in the URL (percent-encode @ : / in them) go to the proxy as
+  Proxy-Authorization and are never shown: messages and --debug name the proxy
+  without them. NO_PROXY lists the hosts that go around the proxy: a name, which
+  covers the hosts under it (corp.example and .corp.example both cover
+  api.corp.example), host:port for that port only, an IP address, a CIDR range,
+  or * alone for every host.
+
+  A proxy that answers 407 (credentials missing or refused) or refuses the tunnel
+  ends the command with exit 6, naming the proxy and its answer: nothing reached
+  the API, and it is not retried. So does a proxy that leaves the tunnel
+  unanswered for --timeout seconds, or whose TLS handshake fails (an http://
+  proxy named as https://). A proxy that cannot be reached, or that hangs up
+  before answering, is named as the proxy, after one retry. NODE_USE_ENV_PROXY
+  is not needed: pets reads the variables itself.
 `;
 
 export const RATE_LIMITS_TOPIC = `Rate limits
@@ -74,11 +111,28 @@ export const RATE_LIMITS_TOPIC = `Rate limits
     the folder cannot be written, a batch refuses to start (exit 1), naming it and
     why; a short command goes on with a one-line warning.
   - A batch that needs more than a window spreads its sends, so that a short command
-    on the same key (pets list in a loop) still finds budget.
-  - Retry-After, in seconds or as an HTTP date, is obeyed exactly. Without one, a
-    429 waits for Reset when the window is used up, else backs off with jitter.
+    on the same key (pets list in a loop) still finds budget; and it leaves a
+    window's last two requests until 2 s before Reset, so that a pets list typed
+    while it waits answers at once, without making the batch need more windows.
+  - A 429 whose window is used up waits for Reset (or Retry-After, if later). Any
+    other 429 (Remaining says budget is left, or no limit is known) and a 503 are
+    refusals: each one in a row waits at least the server's Retry-After (seconds or
+    an HTTP date) and at least double the last wait, with up to a quarter more at
+    random; a Retry-After of 0, negative, past or unreadable waits a second. After 5
+    in a row with no success between, the run stops: exit 5 for 429s, 7 for 503s,
+    saying how many and since when. Other pets processes on the key stop with it,
+    sending nothing, until the last wait is over.
+  - Rate headers that vanish after the key showed a limit (headers or a 429) leave
+    the limit unknown, not absent: requests go one at a time, each learning from
+    its answer, until headers come back, or 10 minutes pass with no limit seen.
   - Reset and dates are read against the server's Date header: a skewed local clock
-    never makes pets send early. Reset may be a time in seconds or milliseconds, or
+    never makes pets send early. The shared state holds every deadline on the
+    server's clock, and each process places it with its own measured offset, kept
+    on a clock that a change of the system time does not move: processes whose
+    clocks disagree, or a clock set mid-run, never send into a block another
+    learnt. A process yet to hear from the server counts from the latest server
+    time another read, so its first wait may be longer, never shorter.
+    Reset may be a time in seconds or milliseconds, or
     seconds from now. When it cannot be read at all, pets still stops at Remaining
     0, waits a minute, then sends one request to learn the new window.
   - The IETF draft's RateLimit and RateLimit-Policy fields, and the older
@@ -93,12 +147,15 @@ Waiting
 
 Retries
 
-  A GET is retried after 429, 502, 503, 504 or a network failure; a create only
-  after a 429 or when the connection was never made. A create that may have reached
-  the server is never sent again: exit 6 or 7 says the pet may have been created. At
-  most 5 attempts, within --max-wait. A timeout (--timeout, default 30 s) is not
-  retried, nor is a certificate error. Redirects are never followed, and an answer
-  over 8 MiB is refused (exit 7).
+  A GET is retried after 429 or 503 (refusals, above), 502, 504 or a network
+  failure; a create only after a 429 or when the connection was never made. A create
+  that may have reached the server is never sent again: exit 6 or 7 says the pet may
+  have been created. At most 5 attempts, within --max-wait. A 401 or 403 stops a
+  batch at the first, with the server's code and message. Once a run stops, for any
+  reason, nothing more is sent or retried: requests already on their way finish, and
+  the count of requests pets says it sent is what left. A timeout (--timeout,
+  default 30 s) is not retried, nor is a certificate error. Redirects are never
+  followed, and an answer over 8 MiB is refused (exit 7).
 
 Where a key stands
 
@@ -120,16 +177,20 @@ Input
 
   NDJSON (.ndjson, .jsonl), a JSON array (.json) or CSV (.csv, header
   name,categoryId,status in any order; quoted fields may hold commas, quotes and
-  newlines), chosen by the extension or --format. - reads stdin (NDJSON unless
-  --format says otherwise). Each record is checked before it is sent: an invalid one
-  is reported with the line it starts on, and never sent.
+  newlines), chosen by --format, else by the extension. - reads stdin. Stdin and
+  other names are read by their first non-blank byte: [ a JSON array, { NDJSON,
+  anything else CSV; the dry run says which. Each record is checked before it is
+  sent: an invalid one is reported with the line it starts on, and never sent.
+  Records may carry an id (pets list --json | pets add --file - --journal copy.j):
+  the server assigns ids, so they are ignored, and one notice counts them.
 
 Know before you send: --dry-run
 
   Reads and checks every record and sends no create. It prints the records (valid,
   invalid), what the journal already holds, the key's quota, and the least time the
   rest will take under it. When nothing is known of the key yet it sends one GET
-  /pets?limit=1, and says so. Exit 0 when every record is valid, 1 when some are
+  /pets?limit=1, and says so. It writes nothing: the journal is only read, never
+  locked, started or repaired. Exit 0 when every record is valid, 1 when some are
   not. With --json, the plan is one JSON object.
 
 How long a batch waits
@@ -150,36 +211,55 @@ Progress
   On a terminal a run starts with its plan in one line (300 to send · 60 per minute
   · about 5 min), then a progress line: done/total, the rate, an ETA that counts the
   windows the quota still imposes, and during a wait a countdown, every second.
-  Nothing in a pipe or with --quiet. Last, a summary: created, failed, skipped,
-  unknown, and not sent when the run stopped early.
+  The line fits the terminal's width at each draw, and after a resize: a narrow one
+  drops the rate, then words, then the bar; below 40 columns only the count and the
+  time are left. Warnings are written above it. Nothing in a pipe or with --quiet.
+  Last, a summary: created, failed, skipped, unknown, and not sent when the run
+  stopped early.
 
 The journal: at most once per record
 
-  --journal (default <file>.pets-journal; needed for stdin, but not by a dry run) is
-  written ahead: before a create leaves, its intent is in the journal and synced to
-  disk; its outcome follows when the answer comes. A run killed at any moment leaves
-  each record created, failed or unknown (a create that may have reached the
-  server), never to be sent twice. Records are known by their content, so lines
-  inserted, removed or reordered in the file repeat nothing. A journal belongs to
-  one profile, address and key; another is refused (exit 2). One run at a time holds
-  a journal, however it is named. A write or sync that fails (a full disk) stops all
-  sending at once (exit 1), and the resume never sends again a record whose intent
-  reached the file.
+  --journal (default <file>.pets-journal, beside the file's real path, so a link
+  finds the same journal; needed for stdin, but not by a dry run) is written ahead:
+  before a create leaves, its intent is in the journal and synced to disk; its
+  outcome follows when the answer comes. A run killed at any moment leaves each
+  record created, failed or unknown (a create that may have reached the server),
+  never to be sent twice. Records are known by their content, so lines inserted,
+  removed or reordered in the file repeat nothing. A journal belongs to one
+  profile, address and key; another is refused (exit 2). --journal names a pets
+  journal or a new file: any other file, or the input itself, is refused (exit 2)
+  and left as it is. A write or sync that fails (a full disk) stops all sending at
+  once (exit 1), and the resume never sends again a record whose intent reached
+  the file.
+
+  A renamed, moved or copied file gets a journal of its own. So a run whose journal
+  is new first reads the other journals of its profile, address and key (listed in
+  the state folder): if one holds records of this file, the run is refused (exit
+  2), naming that journal and the command that resumes it with this file.
+  --new-run sends those records again anyway.
+
+  One run at a time holds a journal, however it is named, and from another PID
+  namespace too (a container sharing the folder): a run there cannot be seen, so it
+  renews a lease on the lock every second, and another run takes it over only after
+  watching it unrenewed for 10 s.
 
 Stopping and resuming
 
   Ctrl-C, SIGTERM, SIGHUP or a closed stdout: no new request is sent, those in
   flight get 5 s to answer, the summary and the command to resume are printed, exit
-  130. A second Ctrl-C exits at once. The resume command repeats the run's options
-  (profile, file, --format, --journal, --concurrency, --max-wait, --retry-unknown),
+  130 (143 after SIGTERM, 129 after SIGHUP). A second Ctrl-C exits at once. The
+  resume command repeats the run's options (profile, file, --format, --journal,
+  --concurrency, --max-wait, --retry-unknown, --new-run, --json, --jq, --quiet),
   never --yes. Run it as printed: created records are skipped, and unknown ones are
-  held back unless you give --retry-unknown (check with pets list first).
+  held back unless you give --retry-unknown (check with pets list first). A journal
+  of another profile, address or key is refused, naming each key as **** and its
+  last 4 characters.
 
 Exit codes
 
-  0 every record created; 1 some failed or are unknown; 130 stopped by a signal;
-  else the code of what stopped the run: 4 the key, 5 the rate limit, 6 the network,
-  7 the server. An unfinished batch never exits 0.
+  0 every record created; 1 some failed or are unknown; 130 stopped by Ctrl-C (143
+  by SIGTERM, 129 by SIGHUP); else the code of what stopped the run: 4 the key, 5
+  the rate limit, 6 the network, 7 the server. An unfinished batch never exits 0.
 
 Several ids: pets get 1 2 3, pets get -
 

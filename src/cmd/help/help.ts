@@ -12,19 +12,22 @@ const TOPICS: Record<string, string> = {
   'exit-codes': `Exit codes
 
   0    success
-  1    failure not listed below, such as a 400 from the server, a batch in which
-       some records failed, or a --jq filter that failed on the output
+  1    failure not listed below, such as a 400 or a 403 from the server, a batch in
+       which some records failed, or a --jq filter that failed on the output
   2    usage error: bad flag or value, missing profile setup, unreadable config;
        nothing was sent
   3    not found (404); for several ids, when any was missing
   4    authentication: no key, or the server answered 401
   5    rate limited: the wait needed is longer than --max-wait, the daily quota is
-       used up, or the key is banned; the message says when to retry
-  6    network: no response, connection refused or reset, timeout; for a create,
+       used up, the key is banned, or the server refused it (429) 5 times in a row;
+       the message says when to retry
+  6    network: no response, connection refused or reset, timeout, a name that
+       does not resolve, a proxy that refuses or cannot be reached; for a create,
        the message says whether the pet may have been created
-  7    the server answered 5xx, or an answer that breaks the contract (bad JSON,
-       wrong shape, over 8 MiB)
-  130  interrupted (Ctrl-C); a batch first saves its journal
+  7    the server answered 5xx (503 5 times in a row, say), or an answer that
+       breaks the contract (bad JSON, wrong shape, over 8 MiB)
+  130  interrupted (Ctrl-C or SIGINT); a batch first saves its journal
+  143  stopped by SIGTERM, and 129 by SIGHUP, as a shell reports them; likewise
 `,
   environment: `Environment
 
@@ -39,6 +42,16 @@ const TOPICS: Record<string, string> = {
   XDG_CACHE_HOME                  compiled-code cache in $XDG_CACHE_HOME/pets, else
                                   ~/.cache/pets
   NODE_DISABLE_COMPILE_CACHE=1    no compiled-code cache (start-up is slower)
+  HTTPS_PROXY, https_proxy        the proxy for https base URLs, as curl reads it:
+                                  http://[user:password@]host[:port] (port 1080 if
+                                  none); the lower-case one wins
+  HTTP_PROXY, http_proxy          the proxy for http base URLs
+  NO_PROXY, no_proxy              hosts that go around the proxy: names (a domain
+                                  covers the hosts under it; .corp.example too),
+                                  host:port, IP addresses, CIDR ranges, or * alone
+  NODE_EXTRA_CA_CERTS=<file>      also trust the CA certificates in <file> (a
+                                  company CA)
+  NODE_USE_SYSTEM_CA=1            also trust the system's CA store
 
 Precedence: flag > environment > config file.
 `,

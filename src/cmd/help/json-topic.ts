@@ -85,6 +85,7 @@ export const PLAN: Shape = {
     'dryRun',
     'file',
     'format',
+    'formatFrom',
     'profile',
     'baseUrl',
     'journal',
@@ -95,9 +96,18 @@ export const PLAN: Shape = {
     'command',
   ],
   about:
-    'add --file --dry-run: records is PlanRecords (null for none read); invalid is ' +
+    'add --file --dry-run: formatFrom is "flag", "extension" or "content" (the first ' +
+    'non-blank byte); records is PlanRecords (null for none read); invalid is ' +
     '[{"line":N,"problem":"…"}, …]; estimate is {"seconds":N,"endsAt":ISO} or null when no ' +
     'limit is known; command runs the plan for real',
+};
+
+export const DRY_RUN: Shape = {
+  name: 'DryRun',
+  fields: ['dryRun', 'method', 'url', 'body', 'profile', 'host', 'protected', 'sent'],
+  about:
+    'add --dry-run without --file: the request one pet would make; body is the JSON it ' +
+    'would carry; sent is always false',
 };
 
 export const PLAN_RECORDS: Shape = {
@@ -118,7 +128,7 @@ export const PLAN_QUOTA: Shape = {
 export const STDOUT: Readonly<Record<string, string>> = {
   list: '[Pet, …], the server\u2019s array; [] when there are none',
   get: 'one id: Pet; several ids, or - for ids on stdin: NDJSON of Line',
-  add: 'Pet, as created; with --file: NDJSON of Line; and --dry-run: Plan',
+  add: 'Pet, or DryRun; with --file: NDJSON of Line, or Plan (--dry-run)',
   quota: 'Quota',
   api: 'the body of the answer, as the server sent it',
   'auth status': 'AuthStatus',
@@ -156,6 +166,10 @@ export const STDERR_KINDS: ReadonlyArray<{
       base_url_overridden: { fields: [], when: 'PETS_BASE_URL is set' },
       key_overridden: { fields: [], when: 'PETS_API_KEY is set' },
       key_unchecked: { fields: [], when: 'auth login could not check the key' },
+      config_readable: {
+        fields: [],
+        when: 'the config file can be read by others; the next save sets 0600',
+      },
     },
   },
   {
@@ -163,9 +177,14 @@ export const STDERR_KINDS: ReadonlyArray<{
     codes: {
       plan: { fields: [], when: 'a batch on a terminal starts: its plan in one line' },
       stopped: { fields: ['resume'], when: 'a batch stopped early; resume is the command' },
+      ids_ignored: {
+        fields: ['count'],
+        when: 'add --file: records carry an id, which the server assigns',
+      },
       unknown_outcomes: { fields: ['resume'], when: 'creates that may or may not have happened' },
       paste_key: { fields: [], when: 'auth login --with-key with a terminal on stdin' },
       notice: { fields: [], when: 'any other notice: saved, removed, now using' },
+      jq_stderr: { fields: [], when: "--jq: the text the filter's stderr wrote, raw" },
     },
   },
   {
@@ -184,13 +203,20 @@ export const STDERR_KINDS: ReadonlyArray<{
       },
     },
   },
-  { kind: 'trace', codes: { http: { fields: [], when: '--debug: a request or its answer' } } },
+  {
+    kind: 'trace',
+    codes: {
+      http: { fields: [], when: '--debug: a request or its answer' },
+      jq_debug: { fields: [], when: '--jq: a line of the filter\'s debug, ["DEBUG:",value]' },
+    },
+  },
 ];
 
 const EXIT_CODES = `  0 success; 1 other failure (a 400, a --jq failure, a batch with failed records);
   2 usage (bad flag or value, bad --jq expression; nothing was sent); 3 not found;
   4 no key or 401; 5 rate limited beyond --max-wait, quota used up, or banned;
-  6 network; 7 5xx or an answer that breaks the contract; 130 interrupted.
+  6 network; 7 5xx or an answer that breaks the contract; 130 interrupted (143
+  SIGTERM, 129 SIGHUP).
   Details: pets help exit-codes.`;
 
 /** `words` joined by spaces into lines of at most 88 columns, each after `indent`. */
@@ -253,7 +279,7 @@ messages are for people.
 stdout
 ${commands}
 
-${[PET, BATCH_LINE, LINE_ERROR, QUOTA, AUTH_STATUS, PROFILE, SANDBOX, PLAN, PLAN_RECORDS, PLAN_QUOTA].map((one) => shape(one)).join('\n')}
+${[PET, BATCH_LINE, LINE_ERROR, QUOTA, AUTH_STATUS, PROFILE, SANDBOX, DRY_RUN, PLAN, PLAN_RECORDS, PLAN_QUOTA].map((one) => shape(one)).join('\n')}
 
 stderr: each line is one object, its one key saying what it is
 ${shape({ ...ERROR, name: '{"error":{…}}' })}
@@ -267,7 +293,12 @@ ${kinds}
   JSON (indented on a terminal, one per line in a pipe). Integers beyond 2^53 stay
   exact unless arithmetic touches them. An expression that does not compile: exit 2,
   nothing sent (code jq_invalid). A failure while filtering: exit 1 (code jq_error),
-  after the rest.
+  after the rest. Results print as jq makes them, each line whole: a line over 32 MiB
+  stops the filter (exit 1, code jq_output_too_long), and so does a filter that needs
+  more than 256 MiB of memory (code jq_error). A closed stdout stops it. debug and
+  stderr write to stderr (codes jq_debug, jq_stderr); halt_error ends the run with its
+  message and exit code, as jq does (code jq_halt). input and inputs have no more
+  input: each run of the filter has one.
   Example: pets list --jq '.[] | select(.status == "available") | .id'
 
 Exit codes

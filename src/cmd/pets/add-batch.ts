@@ -1,5 +1,6 @@
 import type { PetsApi } from '../../api/client.js';
 import type { NewPet, Pet } from '../../api/contract.js';
+import { mayHaveCreated } from '../../api/create-outcome.js';
 import type { InputRecord } from '../../batch/input/index.js';
 import type { Journal, PreviousRecord } from '../../batch/journal.js';
 import { planRecord, recordNamer, type RecordPlan } from '../../batch/plan.js';
@@ -7,12 +8,13 @@ import { readAhead } from '../../batch/read-ahead.js';
 import { runBatch, type WorkResult } from '../../batch/run-batch.js';
 import {
   AuthError,
+  ForbiddenError,
   InterruptedError,
   JournalError,
   NetworkError,
   PetsError,
   RateLimitError,
-  ServerError,
+  ServerUnavailableError,
   errorJson,
   type ErrorJson,
 } from '../../core/errors.js';
@@ -84,7 +86,10 @@ export async function addBatch(
   const names = new NameQueue(recordNamer(journal));
   const sender = new RecordSender(journal, deps);
 
-  const work = async (record: InputRecord): Promise<WorkResult<RecordResult>> => {
+  const work = async (
+    record: InputRecord,
+    halted: AbortSignal,
+  ): Promise<WorkResult<RecordResult>> => {
     const { line, pet } = record;
     if (!pet) {
       const error = failure('invalid_record', `line ${line}: ${record.problem}`, 2);
@@ -93,7 +98,7 @@ export async function addBatch(
     const key = names.take();
     const previous = journal.previous(key);
     const plan = planRecord(previous, retryUnknown);
-    if (plan === 'send') return sender.send(line, key, pet);
+    if (plan === 'send') return sender.send(line, key, pet, halted);
     return { result: earlierOutcome(plan, line, pet, previous) };
   };
 
@@ -201,15 +206,23 @@ class RecordSender {
     private readonly deps: Pick<AddBatchDeps, 'api' | 'signal' | 'stop'>,
   ) {}
 
-  async send(line: number, key: string, pet: NewPet): Promise<WorkResult<RecordResult>> {
+  /** `halted`: the run has stopped (Ctrl-C, or a stop another record met): send nothing more. */
+  async send(
+    line: number,
+    key: string,
+    pet: NewPet,
+    halted: AbortSignal,
+  ): Promise<WorkResult<RecordResult>> {
     const { journal } = this;
     try {
       const created = await this.deps.api.createPet(pet, {
         signal: this.deps.signal,
         stopSending: this.deps.stop,
+        halted,
         // When the rate gate lets it go: the intent is written and synced (one fdatasync
         // shared with the creates let go with it), and only then is the record sent. If this
-        // fails, the record is not sent; a record that waited and never left has no intent.
+        // fails, the record is not sent. An intent says the record may have left, not that
+        // it did: a go that took long to act on waits again, and a stop may come meanwhile.
         beforeSend: async () => {
           journal.intend(key, line);
           await journal.durable();
@@ -235,22 +248,20 @@ class RecordSender {
     // as unknown on resume only if the request may have left; otherwise the outcome says
     // it failed in a way that retrying fixes.
     if (
-      (error instanceof InterruptedError && !error.requestSent) ||
+      !(error instanceof PetsError) ||
       error instanceof AuthError ||
+      error instanceof ForbiddenError ||
       error instanceof RateLimitError ||
-      (error instanceof NetworkError && !error.requestMayHaveArrived) ||
-      !(error instanceof PetsError)
+      error instanceof ServerUnavailableError ||
+      ((error instanceof InterruptedError || error instanceof NetworkError) &&
+        !mayHaveCreated(error))
     ) {
       if (error instanceof PetsError) {
         journal.settle(key, line, { outcome: 'failed', retryable: true, error: errorJson(error) });
       }
       throw error;
     }
-    const mayHaveCreated =
-      error instanceof NetworkError ||
-      error instanceof ServerError ||
-      error instanceof InterruptedError;
-    if (mayHaveCreated) {
+    if (mayHaveCreated(error)) {
       const reported = {
         ...errorJson(error),
         code: 'outcome_unknown',

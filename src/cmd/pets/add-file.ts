@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
-import { createReadStream, existsSync } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { createReadStream, existsSync, realpathSync, rmSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { AddBatchResult, RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { PetsApi } from '../../api/client.js';
@@ -8,7 +9,10 @@ import { PetsError, UsageError, type ErrorJson } from '../../core/errors.js';
 import type { Column } from '../../output/render.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
 import type { InputFormat } from '../../batch/input/format.js';
-import type { Journal } from '../../batch/journal.js';
+import type { InputRecord, ReadNotes } from '../../batch/input/index.js';
+import type { Journal, JournalTarget } from '../../batch/journal.js';
+import { journalRegistry, type JournalRegistry } from '../../batch/journal-registry.js';
+import { configDir } from '../../config/paths.js';
 import type { BatchOptions, BatchPlan, RecordSurvey } from '../../batch/plan.js';
 import { confirmProtectedProfile } from '../shared/confirm.js';
 import { ProgressLine } from '../../terminal/progress.js';
@@ -21,6 +25,7 @@ export interface AddFileFlags {
   concurrency?: number;
   journal?: string;
   retryUnknown?: boolean;
+  newRun?: boolean;
   yes?: boolean;
   dryRun?: boolean;
 }
@@ -39,7 +44,7 @@ async function confirmProtected(
   await session.protectedBadge(target);
   await confirmProtectedProfile(session, {
     profile: target.profile,
-    question: `Import into protected profile "${target.profile}" (${new URL(target.baseUrl).host})?`,
+    question: `Import into protected profile "${target.profile}" (${target.host})?`,
     action: 'a batch into it',
     nothingDone: 'nothing was sent',
     yes,
@@ -60,12 +65,12 @@ const MAX_FAILURE_ROWS = 1_000;
 const FAILURE_COLUMNS: readonly Column<{ line: number; error: ErrorJson }>[] = [
   { title: 'LINE', text: (row) => String(row.line) },
   { title: 'CODE', text: (row) => row.error.code },
-  { title: 'MESSAGE', text: (row) => row.error.message },
+  { title: 'MESSAGE', text: (row) => row.error.message, wraps: true },
 ];
 
 const INVALID_COLUMNS: readonly Column<{ line: number; problem: string }>[] = [
   { title: 'LINE', text: (row) => String(row.line) },
-  { title: 'PROBLEM', text: (row) => row.problem },
+  { title: 'PROBLEM', text: (row) => row.problem, wraps: true },
 ];
 
 /** `pets add --file`: a paced, resumable batch that creates each record at most once. */
@@ -76,52 +81,69 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
       hint: 'The journal is what lets a stopped run resume without creating pets twice.',
     });
   }
-  if (!fromStdin) {
-    await access(flags.file).catch(() => {
-      throw new UsageError(`cannot read ${flags.file}`);
-    });
-  }
-  const [{ chooseFormat }, { openJournal }, { normalizedOrigin }, { keyFingerprint }] =
-    await Promise.all([
-      import('../../batch/input/index.js'),
-      import('../../batch/journal.js'),
-      import('../../config/base-url.js'),
-      import('../../config/key-fingerprint.js'),
-    ]);
+  // The input's real path names its journal: a link to it, or a path through .., finds the
+  // same journal.
+  const input = fromStdin
+    ? undefined
+    : await realpath(flags.file).catch(() => {
+        throw new UsageError(`cannot read ${flags.file}`);
+      });
+  const [
+    { chooseFormat },
+    { openJournal, readJournal },
+    { normalizedOrigin },
+    { keyFingerprint },
+    { keyHint },
+  ] = await Promise.all([
+    import('../../batch/input/index.js'),
+    import('../../batch/journal.js'),
+    import('../../config/base-url.js'),
+    import('../../config/key-fingerprint.js'),
+    import('../../config/key-hint.js'),
+  ]);
   const target = await session.target();
+  const source = await recordInput(session, flags.file, chooseFormat(flags.file, flags.format));
   const options: BatchOptions = {
     profile: target.profile,
     baseUrl: target.baseUrl,
     file: flags.file,
-    format: chooseFormat(flags.file, flags.format),
+    format: source.format,
     ...(flags.format ? { formatGiven: flags.format } : {}),
-    journal: flags.journal ?? `${flags.file}.pets-journal`,
+    ...(source.fromContent ? { formatFromContent: true } : {}),
+    journal: flags.journal ?? `${input}.pets-journal`,
     ...(flags.journal ? { journalGiven: flags.journal } : {}),
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
     ...(session.globals.maxWait !== undefined ? { maxWaitSeconds: session.globals.maxWait } : {}),
     retryUnknown: flags.retryUnknown === true,
+    // The resume command prints its output as this run does.
+    output: {
+      json: session.globals.json,
+      ...(session.globals.jq !== undefined ? { jq: session.globals.jq } : {}),
+      quiet: session.globals.quiet,
+    },
+    ...(flags.newRun ? { newRun: true } : {}),
   };
   const journalTarget = {
     origin: normalizedOrigin(target.baseUrl),
     key: keyFingerprint(target.apiKey),
     profile: target.profile,
     baseUrl: target.baseUrl,
+    keyHint: keyHint(target.apiKey),
   };
+  const place = input === undefined ? {} : { input };
   if (flags.dryRun) {
-    // A dry run leaves no journal behind where there was none.
-    const journal = existsSync(options.journal)
-      ? openJournal(options.journal, journalTarget)
-      : undefined;
-    try {
-      await dryRun(session, target, options, journal ?? EMPTY_JOURNAL);
-    } finally {
-      journal?.close();
-    }
+    // A dry run reads the journal and writes nothing: no lock, no header, no journal where
+    // there was none.
+    const journal = readJournal(options.journal, journalTarget, place);
+    await refuseRecordsOfOtherRuns(session, options, source, journal, journalTarget);
+    await dryRun(session, target, options, source, journal);
     return;
   }
   // Opened, bound to its target and locked before anything is asked or sent: a journal that
   // cannot be written, is in use, or belongs elsewhere stops the run with nothing sent.
-  const journal = openJournal(options.journal, journalTarget);
+  const journal = await openRunJournal(session, options, source, journalTarget, () =>
+    openJournal(options.journal, journalTarget, place),
+  );
   const resume = resumeCommand(options);
   // A second Ctrl-C ends the process at once: it still says how to go on.
   const onForcedExit = () =>
@@ -133,28 +155,149 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
   process.once('exit', onForcedExit);
   try {
     await confirmProtected(session, target, fromStdin, flags.yes === true);
-    await importRecords(session, target, options, journal);
+    await importRecords(session, target, options, source, journal);
   } finally {
     process.off('exit', onForcedExit);
     journal.close();
   }
 }
 
-/** A journal with nothing in it, for a dry run where none exists yet. */
-const EMPTY_JOURNAL: Pick<Journal, 'records' | 'previous'> = {
-  records: 0,
-  previous: () => undefined,
-};
+/**
+ * The run's journal, opened by `open`, once no other journal of the target holds its records;
+ * then listed for the target. A journal this run made and then refused is removed.
+ */
+async function openRunJournal(
+  session: Session,
+  options: BatchOptions,
+  source: RecordInput,
+  target: JournalTarget,
+  open: () => Journal,
+): Promise<Journal> {
+  const existed = existsSync(options.journal);
+  const journal = open();
+  try {
+    await refuseRecordsOfOtherRuns(session, options, source, journal, target);
+    registryOf(session, target).add(realpathSync(options.journal));
+    return journal;
+  } catch (error) {
+    if (!existed) rmSync(options.journal, { force: true });
+    journal.close();
+    throw error;
+  }
+}
 
-/** The records of the run's input, read afresh from its start. */
-async function inputRecords(session: Session, options: BatchOptions) {
-  const { readRecords } = await import('../../batch/input/index.js');
-  return readRecords(
-    options.file === '-'
+/** The list of the target's journals, in the state folder. */
+function registryOf(session: Session, target: JournalTarget): JournalRegistry {
+  return journalRegistry(join(configDir(session.deps.env), 'state'), target);
+}
+
+/**
+ * A run whose journal is new must not send what another journal of the target holds: the same
+ * records under another name (a renamed, copied or moved input). Found by content, through
+ * the registry of the target's journals, and refused (exit 2) unless --new-run. Records read
+ * from stdin can be read only once: they are not compared.
+ */
+async function refuseRecordsOfOtherRuns(
+  session: Session,
+  options: BatchOptions,
+  source: RecordInput,
+  journal: Pick<Journal, 'records' | 'previous'>,
+  target: JournalTarget,
+): Promise<void> {
+  if (journal.records > 0 || options.file === '-' || options.newRun) return;
+  const [{ readJournal }, { surveyRecords }] = await Promise.all([
+    import('../../batch/journal.js'),
+    import('../../batch/plan.js'),
+  ]);
+  for (const other of registryOf(session, target).others(realPathOf(options.journal))) {
+    let earlier: Pick<Journal, 'records' | 'previous'>;
+    try {
+      earlier = readJournal(other, target);
+    } catch {
+      continue; // no longer a journal of this target
+    }
+    if (earlier.records === 0) continue;
+    const survey = await surveyRecords(await source.records(), earlier, false);
+    const held = survey.created + survey.unknown;
+    if (held === 0) continue;
+    const resume = resumeCommand({ ...options, journal: other, journalGiven: other });
+    throw new UsageError(
+      `${held} ${held === 1 ? 'record' : 'records'} of ${options.file} ${held === 1 ? 'is' : 'are'} already in the journal ${other}, of an earlier run on this profile and key (--new-run sends them again); nothing was sent`,
+      { hint: `Resume that run with this file: ${resume}` },
+    );
+  }
+}
+
+/** The real path of `path`, or of its folder when it does not exist yet. */
+function realPathOf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return join(realpathSync(dirname(path)), basename(path));
+  }
+}
+
+/** The run's input: its format, and its records, each read from its start. */
+interface RecordInput {
+  format: InputFormat;
+  /** Whether the format was read from the first bytes (stdin, or an unknown extension). */
+  fromContent: boolean;
+  /** The records; `notes` counts what the readers set aside (ids). */
+  records(notes?: ReadNotes): Promise<AsyncIterable<InputRecord>>;
+}
+
+/**
+ * Opens the input of `file` ('-': stdin) in `format`, or, when neither --format nor the
+ * extension tells it, in the format its first non-blank byte tells: stdin is read once, so
+ * the bytes looked at are kept for the records.
+ */
+async function recordInput(
+  session: Session,
+  file: string,
+  format: InputFormat | undefined,
+): Promise<RecordInput> {
+  const { readRecords, formatFromContent } = await import('../../batch/input/index.js');
+  const open = () =>
+    file === '-'
       ? session.deps.io.stdin
-      : createReadStream(options.file, { highWaterMark: READ_CHUNK_BYTES }),
-    options.format,
-  );
+      : createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
+  if (format !== undefined) {
+    return {
+      format,
+      fromContent: false,
+      records: async (notes) => readRecords(open(), format, notes),
+    };
+  }
+  if (file === '-') {
+    const peeked = await formatFromContent(open());
+    return {
+      format: peeked.format,
+      fromContent: true,
+      records: async (notes) => readRecords(peeked.input, peeked.format, notes),
+    };
+  }
+  const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
+  let found: InputFormat;
+  try {
+    found = (await formatFromContent(stream)).format;
+  } finally {
+    stream.destroy();
+  }
+  return {
+    format: found,
+    fromContent: true,
+    records: async (notes) => readRecords(open(), found, notes),
+  };
+}
+
+/** One notice for the records that carried an id: the server assigns ids, so they were left out. */
+function noticeIgnoredIds(session: Session, notes: ReadNotes): void {
+  if (notes.ids === 0) return;
+  const records = notes.ids === 1 ? '1 record carries an id' : `${notes.ids} records carry an id`;
+  session.notice(`${records}; ids are ignored, as the server assigns them`, {
+    code: 'ids_ignored',
+    count: notes.ids,
+  });
 }
 
 /**
@@ -164,14 +307,15 @@ async function inputRecords(session: Session, options: BatchOptions) {
 async function makePlan(
   session: Session,
   options: BatchOptions,
+  source: RecordInput,
   journal: Pick<Journal, 'records' | 'previous'>,
   api: PetsApi,
-  survey: boolean,
-  ask: boolean,
+  run: { survey: boolean; ask: boolean; notes?: ReadNotes },
 ): Promise<BatchPlan & { askFailed?: PetsError }> {
+  const { survey, ask } = run;
   const { surveyRecords, quotaOutlook } = await import('../../batch/plan.js');
   const records: RecordSurvey | undefined = survey
-    ? await surveyRecords(await inputRecords(session, options), journal, options.retryUnknown)
+    ? await surveyRecords(await source.records(run.notes), journal, options.retryUnknown)
     : undefined;
   const now = session.deps.clock.now;
   let state = api.rateLimitState();
@@ -201,11 +345,18 @@ async function dryRun(
   session: Session,
   target: ApiTarget,
   options: BatchOptions,
+  source: RecordInput,
   journal: Pick<Journal, 'records' | 'previous'>,
 ): Promise<void> {
   await session.environmentLine(target);
   const api = await session.api(target);
-  const plan = await makePlan(session, options, journal, api, true, true);
+  const notes: ReadNotes = { ids: 0 };
+  const plan = await makePlan(session, options, source, journal, api, {
+    survey: true,
+    ask: true,
+    notes,
+  });
+  noticeIgnoredIds(session, notes);
   const now = session.deps.clock.now();
   const { planFields, planJson } = await import('./add-plan.js');
   if (plan.askFailed) {
@@ -229,27 +380,41 @@ async function dryRun(
   if ((plan.records?.invalid ?? 0) > 0) session.exitCode = 1;
 }
 
+/** The progress line on stderr's terminal, measured as tables are (the one width function). */
+async function progressLine(session: Session): Promise<ProgressLine> {
+  const { stringWidth } = await import('../../output/table.js');
+  const io = session.deps.io;
+  return new ProgressLine(io.stderr, session.deps.clock, {
+    columns: () => io.stderrColumns,
+    width: stringWidth,
+    onResize: io.onStderrResize?.bind(io),
+  });
+}
+
 async function importRecords(
   session: Session,
   target: ApiTarget,
   options: BatchOptions,
+  source: RecordInput,
   journal: Journal,
 ): Promise<void> {
   const { addBatch } = await import('./add-batch.js');
   // The plan reads the input ahead of the run only for a person watching: a pipe gets its
   // records read once.
   const watched = session.showsProgress && options.file !== '-';
-  const progress = session.showsProgress
-    ? new ProgressLine(session.deps.io.stderr, session.deps.clock)
-    : undefined;
+  const progress = session.showsProgress ? await progressLine(session) : undefined;
   const api = await session.api(target, progress?.waiter(), { batch: true });
-  const plan = await makePlan(session, options, journal, api, watched, false);
+  const plan = await makePlan(session, options, source, journal, api, {
+    survey: watched,
+    ask: false,
+  });
   if (progress) {
     const { startLine } = await import('./add-plan.js');
     session.notice(startLine(plan, session.deps.clock.now()), { code: 'plan' });
     progress.start({ total: plan.records?.total, toSend: plan.records?.toSend }, () =>
       api.rateLimitState(),
     );
+    session.stderr.keepBelow(progress);
   }
   const concurrency = options.concurrency ?? defaultConcurrency(api.rateLimitState());
   session.stopsOnClosedOutput = true;
@@ -276,10 +441,11 @@ async function importRecords(
   };
 
   let outcome: AddBatchResult;
+  const notes: ReadNotes = { ids: 0 };
   try {
     outcome = await addBatch(
       {
-        records: await inputRecords(session, options),
+        records: await source.records(notes),
         journal,
         retryUnknown: options.retryUnknown,
         concurrency,
@@ -287,7 +453,8 @@ async function importRecords(
       { api, signal: cutOff.signal, stop: session.deps.signal, report },
     );
   } finally {
-    progress?.clear();
+    session.stderr.keepBelow(undefined);
+    progress?.end();
     session.deps.signal.removeEventListener('abort', onStop);
   }
 
@@ -298,6 +465,7 @@ async function importRecords(
       await renderRows(FAILURE_COLUMNS, failures, session.mode, colors, session.tableWidth),
     );
   }
+  noticeIgnoredIds(session, notes);
   summarize(session, plan, outcome);
 }
 

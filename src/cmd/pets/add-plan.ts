@@ -27,8 +27,19 @@ export function resumeCommand(options: BatchOptions): string {
     ...(options.journalGiven ? ['--journal', options.journalGiven] : []),
     ...(options.concurrency !== undefined ? ['--concurrency', String(options.concurrency)] : []),
     ...(options.retryUnknown ? ['--retry-unknown'] : []),
+    ...(options.newRun ? ['--new-run'] : []),
+    ...outputFlags(options.output),
   ];
   return words.map(shellWord).join(' ') + (options.file === '-' ? ' < (the same input)' : '');
+}
+
+/** The output flags of a run: --jq (which implies --json), else --json; and --quiet. */
+function outputFlags(output: BatchOptions['output']): string[] {
+  if (!output) return [];
+  return [
+    ...(output.jq !== undefined ? ['--jq', output.jq] : output.json ? ['--json'] : []),
+    ...(output.quiet ? ['--quiet'] : []),
+  ];
 }
 
 const WINDOW_NAMES: Record<number, string> = {
@@ -78,7 +89,10 @@ export function startLine(plan: BatchPlan, nowMs: number): string {
 export function planFields(plan: BatchPlan, nowMs: number): Array<[string, string]> {
   const { options, records, quota } = plan;
   const fields: Array<[string, string]> = [
-    ['file', `${options.file} (${options.format})`],
+    [
+      'file',
+      `${options.file} (${options.format}${options.formatFromContent ? ', from its first bytes' : ''})`,
+    ],
     ['target', `profile ${options.profile} at ${options.baseUrl}`],
     ['journal', options.journal],
   ];
@@ -141,6 +155,7 @@ export function planJson(plan: BatchPlan, nowMs: number): Record<string, unknown
     dryRun: true,
     file: options.file,
     format: options.format,
+    formatFrom: options.formatGiven ? 'flag' : options.formatFromContent ? 'content' : 'extension',
     profile: options.profile,
     baseUrl: options.baseUrl,
     journal: options.journal,

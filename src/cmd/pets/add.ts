@@ -1,4 +1,6 @@
+import type { Command } from 'commander';
 import type { PetsApi } from '../../api/client.js';
+import type { ApiTarget } from '../../config/resolve-target.js';
 import type { NewPet, Pet } from '../../api/contract.js';
 import { withAddOutcome } from '../../api/create-outcome.js';
 import { PET_STATUSES, type PetStatus } from '../../api/contract.js';
@@ -13,8 +15,13 @@ import {
   parseStatus,
 } from '../shared/arguments.js';
 import type { CommandModule } from '../shared/command.js';
+import { refuseWithout } from '../shared/flag-rules.js';
 import { examples } from '../shared/help-text.js';
+import type { Session } from '../shared/session.js';
 import type { Prompter } from '../../terminal/prompt.js';
+
+/** The options that act only on a batch: each is refused without --file. */
+const FILE_ONLY_OPTIONS = ['format', 'concurrency', 'journal', 'retryUnknown', 'newRun', 'yes'];
 
 /** add's flags: one pet's fields, or a file's (add-file.ts). */
 interface AddFlags extends Partial<AddFileFlags> {
@@ -61,13 +68,57 @@ export async function askPet(
     parseId(await prompts.text({ message: 'Category id', check: refusal(parseId) }));
   const status: PetStatus | 'none' =
     given.status ??
-    (await prompts.choice<PetStatus | 'none'>({
+    (await prompts.select<PetStatus | 'none'>({
       message: 'Status',
       choices: [...PET_STATUSES, 'none' as const].map((value) => ({ value, name: value })),
       // Enter alone: no status, as without --status.
       default: 'none',
     }));
   return { name, categoryId, ...(status !== 'none' ? { status } : {}) };
+}
+
+/**
+ * `add --dry-run` for one pet: the request a real run would send, where to, and the profile's
+ * guard, with nothing sent. The key is not shown: it goes in the Authorization header.
+ */
+async function printDryRun(session: Session, target: ApiTarget, pet: NewPet): Promise<void> {
+  const { createPetRequest, joinUrl } = await import('../../api/client.js');
+  const request = createPetRequest(pet);
+  const url = joinUrl(target.baseUrl, request.path);
+  const host = new URL(target.baseUrl).host;
+  if (session.mode === 'json') {
+    await session.printJson({
+      dryRun: true,
+      method: request.method,
+      url,
+      body: request.body,
+      profile: target.profile,
+      host,
+      protected: target.protected,
+      sent: false,
+    });
+    return;
+  }
+  const { renderFields } = await import('../../output/render.js');
+  const { stringifyJson } = await import('../../json/int64-json.js');
+  session.print(
+    renderFields(
+      [
+        ['method', request.method],
+        ['url', url],
+        ['body', stringifyJson(request.body)],
+        ['profile', target.profile],
+        ['host', host],
+        [
+          'protected',
+          target.protected ? 'yes (a real run shows the badge and asks nothing)' : 'no',
+        ],
+        ['sent', 'nothing (dry run)'],
+      ],
+      session.mode,
+      await session.stdoutColors(),
+    ),
+  );
 }
 
 /** Why `parse` refuses an answer (its flag's message), or undefined when it takes it. */
@@ -94,7 +145,7 @@ export const addCommand: CommandModule = {
       .addOption(
         choiceOption(
           '--format <format>',
-          "the file's format (default: from its extension; stdin: ndjson)",
+          "the file's format (default: from its extension; for stdin or another name, from the first non-blank byte: [ json, { ndjson, else csv)",
           INPUT_FORMATS,
         ),
       )
@@ -108,23 +159,36 @@ export const addCommand: CommandModule = {
         'where results are recorded for resuming (default: <file>.pets-journal)',
       )
       .option('--retry-unknown', 'resend records whose earlier create may or may not have happened')
+      .option(
+        '--new-run',
+        "send records that another run's journal already holds (that run had a copy or an earlier name of this file)",
+      )
       .option('--yes', 'import into a protected profile without typing its name')
       .option(
         '--dry-run',
-        'read and check every record, say what the journal holds and how long the quota makes it take; send no create',
+        'send nothing: show the request one pet would make, or with --file check every record and say what the journal holds and how long the quota makes it take',
       )
       .addHelpText(
         'before',
         examples(
           'pets add --name Rex --category-id 3',
           'pets add --name Tom --category-id 1 --status pending --json',
+          'pets --profile production add --name Rex --category-id 3 --dry-run',
           'pets add --file pets.csv --dry-run',
           'pets add --file pets.csv',
           'pets add --file - --format ndjson --journal import.journal < pets.ndjson',
         ),
       )
-      .action(async (options: AddFlags) => {
+      .action(async (options: AddFlags, command: Command) => {
         const session = getSession();
+        // A batch's flags do nothing to one pet: given without --file, they are refused
+        // rather than ignored, before anything is asked or sent.
+        refuseWithout(
+          command,
+          'file',
+          FILE_ONLY_OPTIONS,
+          'Without --file, add sends one pet, from --name, --category-id and --status.',
+        );
         if (options.file !== undefined) {
           if (
             options.name !== undefined ||
@@ -151,16 +215,16 @@ export const addCommand: CommandModule = {
         // pet into the wrong environment: by the badge on a protected profile.
         await session.protectedBadge(target);
         if (missing.length > 0 && !target.protected) {
-          session.notice(
-            `Adding a pet on profile "${target.profile}" (${new URL(target.baseUrl).host}).`,
-          );
+          session.notice(`Adding a pet on profile "${target.profile}" (${target.host}).`);
         }
         const { name, categoryId, status } = await askPet(session.prompts, options);
+        const newPet: NewPet = { name, categoryId, ...(status ? { status } : {}) };
+        if (options.dryRun) {
+          await printDryRun(session, target, newPet);
+          return;
+        }
         const api = await session.api(target);
-        const pet = await addPet(
-          { name, categoryId, ...(status ? { status } : {}) },
-          { api, signal: session.deps.signal },
-        );
+        const pet = await addPet(newPet, { api, signal: session.deps.signal });
         await session.printPet(pet);
       });
   },

@@ -41,7 +41,7 @@ export async function getPets(
   const end = await runBatch<IdInput, GetOutcome>({
     items: ids,
     concurrency: options.concurrency,
-    async work({ line, id, problem }) {
+    async work({ line, id, problem }, halted) {
       if (id === undefined) {
         return {
           result: {
@@ -56,7 +56,7 @@ export async function getPets(
         };
       }
       try {
-        const fetched = await deps.api.getPet(id, { signal: deps.signal });
+        const fetched = await deps.api.getPet(id, { signal: deps.signal, halted });
         if (Object.keys(result.deprecation).length === 0) result.deprecation = fetched.deprecation;
         return { result: { line, id, pet: fetched.pet } };
       } catch (error) {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { hostOf } from '../../config/base-url.js';
 import { BUILT_IN_PROFILES } from '../../config/store.js';
 import { confirmProtectedProfile } from '../shared/confirm.js';
 import { savedProfile, unknownProfile, type ConfigDeps } from './view.js';
@@ -45,7 +46,7 @@ export function defineRemove(profile: Command, getSession: SessionSource): void 
       const saved = savedProfile(name, { config });
       if (saved.protected) {
         await session.protectedBadge({ ...saved, profile: name });
-        const where = saved.baseUrl ? ` (${new URL(saved.baseUrl).host})` : '';
+        const where = saved.baseUrl ? ` (${hostOf(saved.baseUrl)})` : '';
         await confirmProtectedProfile(session, {
           profile: name,
           question: `${builtIn(name) ? 'Clear' : 'Remove'} protected profile "${name}"${where}?`,

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { checkBaseUrl } from '../../config/base-url.js';
 import { checkProfileName } from '../../config/store.js';
 import { UsageError } from '../../core/errors.js';
+import { checkRateStore } from '../../config/rate-store.js';
 import { savedProfile, type ConfigDeps, type ProfileSummary } from './view.js';
 import { examples } from '../shared/help-text.js';
 import type { SessionSource } from '../shared/session.js';
@@ -9,22 +10,33 @@ import type { SessionSource } from '../shared/session.js';
 /** Creates the profile if it does not exist yet, or changes what is given; keeps its key. */
 export async function setProfile(
   name: string,
-  settings: { baseUrl?: string; protected?: boolean },
+  settings: { baseUrl?: string; protected?: boolean; rateStore?: string | false },
   deps: ConfigDeps,
 ): Promise<ProfileSummary> {
   checkProfileName(name);
-  if (settings.baseUrl === undefined && settings.protected === undefined) {
-    throw new UsageError('profile set needs --base-url, --protected or --no-protected', {
-      hint: `Example: pets profile set ${name} --base-url https://api.example.com/v1`,
-    });
+  if (
+    settings.baseUrl === undefined &&
+    settings.protected === undefined &&
+    settings.rateStore === undefined
+  ) {
+    throw new UsageError(
+      'profile set needs --base-url, --protected, --no-protected, --rate-store or --no-rate-store',
+      { hint: `Example: pets profile set ${name} --base-url https://api.example.com/v1` },
+    );
   }
   const baseUrl =
     settings.baseUrl === undefined ? undefined : checkBaseUrl(settings.baseUrl, '--base-url');
+  const rateStore =
+    typeof settings.rateStore === 'string'
+      ? checkRateStore(settings.rateStore, '--rate-store', 'config').url
+      : undefined;
   await deps.config.update((data) => {
+    const { rateStore: _old, ...kept } = data.profiles[name] ?? {};
     data.profiles[name] = {
-      ...data.profiles[name],
+      ...(settings.rateStore === false ? kept : data.profiles[name]),
       ...(baseUrl === undefined ? {} : { baseUrl }),
       ...(settings.protected === undefined ? {} : { protected: settings.protected }),
+      ...(rateStore === undefined ? {} : { rateStore }),
     };
   });
   return savedProfile(name, deps);
@@ -41,21 +53,32 @@ export function defineSet(profile: Command, getSession: SessionSource): void {
       'show a badge on creates and ask before batches (production has it by default)',
     )
     .option('--no-protected', 'stop guarding this profile')
+    .option(
+      '--rate-store <url>',
+      "share the key's rate limits with other machines through Redis: redis://[user:password@]host:port[/db] or rediss://",
+    )
+    .option('--no-rate-store', "keep the key's rate state in files on this machine again")
     .addHelpText(
       'before',
       examples(
         'pets profile set production --base-url https://api.example.com/v1',
         'pets profile set eu-prod --base-url https://eu.example.com/v1 --protected',
+        'pets profile set ci --rate-store redis://redis.internal:6379/0',
       ),
     )
-    .action(async (name: string, options: { baseUrl?: string; protected?: boolean }) => {
-      const session = getSession();
-      const saved = await setProfile(name, options, { config: await session.config() });
-      session.notice(
-        `Saved profile "${saved.name}": ${saved.baseUrl ?? 'no base URL yet'}` +
-          (saved.protected ? ' (protected)' : '') +
-          '.',
-      );
-      if (saved.key === '(none)') session.notice(`Next: pets auth login --profile ${saved.name}`);
-    });
+    .action(
+      async (
+        name: string,
+        options: { baseUrl?: string; protected?: boolean; rateStore?: string | false },
+      ) => {
+        const session = getSession();
+        const saved = await setProfile(name, options, { config: await session.config() });
+        session.notice(
+          `Saved profile "${saved.name}": ${saved.baseUrl ?? 'no base URL yet'}` +
+            (saved.protected ? ' (protected)' : '') +
+            '.',
+        );
+        if (saved.key === '(none)') session.notice(`Next: pets auth login --profile ${saved.name}`);
+      },
+    );
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { hostOf } from '../../config/base-url.js';
 import {
   savedProfile,
   unknownProfile,
@@ -42,16 +43,23 @@ async function pickProfile(session: Session, data: ConfigData): Promise<string> 
       hint: 'Name the profile: pets profile use <name> (pets profile list shows them).',
     });
   }
-  return session.prompts.choice({
+  const { stringWidth } = await import('../../output/table.js');
+  return session.prompts.select({
     message: 'Profile to use',
-    choices: profileChoices(data),
+    choices: profileChoices(data, stringWidth),
     default: data.profiles[data.activeProfile] ? data.activeProfile : undefined,
   });
 }
 
-/** Each profile, by name, with the active and protected ones marked and its host shown. */
-export function profileChoices(data: ConfigData): Array<{ value: string; name: string }> {
-  return Object.entries(data.profiles)
+/**
+ * Each profile, by name, with its host and the active and protected ones marked, in columns
+ * that line up as the terminal shows them (`width`: the one width function).
+ */
+export function profileChoices(
+  data: ConfigData,
+  width: (text: string) => number,
+): Array<{ value: string; name: string }> {
+  const rows = Object.entries(data.profiles)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, profile]) => {
       const marks = [
@@ -59,17 +67,15 @@ export function profileChoices(data: ConfigData): Array<{ value: string; name: s
         isProtected(name, profile) ? 'protected' : undefined,
       ].filter((mark) => mark !== undefined);
       const host = profile.baseUrl ? hostOf(profile.baseUrl) : 'no base URL';
-      return {
-        value: name,
-        name: `${name}  ${host}${marks.length > 0 ? `  (${marks.join(', ')})` : ''}`,
-      };
+      return { name, host, marks: marks.length > 0 ? `(${marks.join(', ')})` : '' };
     });
-}
-
-function hostOf(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).host;
-  } catch {
-    return baseUrl;
-  }
+  const pad = (text: string, to: number) => text + ' '.repeat(Math.max(0, to - width(text)));
+  const nameWidth = Math.max(0, ...rows.map((row) => width(row.name)));
+  const hostWidth = Math.max(0, ...rows.map((row) => width(row.host)));
+  return rows.map((row) => ({
+    value: row.name,
+    name: row.marks
+      ? `${pad(row.name, nameWidth)}  ${pad(row.host, hostWidth)}  ${row.marks}`
+      : `${pad(row.name, nameWidth)}  ${row.host}`,
+  }));
 }

@@ -26,13 +26,11 @@ export async function confirmProtectedProfile(
       hint: `Nobody can be asked to confirm (${whyNot}); ${ask.nothingDone}.`,
     });
   }
-  const { promptLine } = await import('../../terminal/prompt.js');
-  const typed = await promptLine(
-    `${ask.question} Type its name to go on: `,
-    session.deps.io.stdin,
-    session.deps.io.stderr,
-  );
-  if (typed.trim() !== ask.profile) {
+  const confirmed = await session.prompts.confirmName({
+    message: `${ask.question} Type its name to go on:`,
+    name: ask.profile,
+  });
+  if (!confirmed) {
     throw new UsageError(`that is not the profile name; ${ask.nothingDone}`);
   }
 }

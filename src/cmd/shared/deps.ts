@@ -2,6 +2,7 @@ import type { PetsApi } from '../../api/client.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { Env } from '../../config/paths.js';
 import type { Clock } from '../../core/clock.js';
+import type { Secrets } from '../../core/redact.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { Waiter } from '../../ratelimit/gate.js';
 import type { WaitLimits } from '../../ratelimit/wait-limits.js';
@@ -40,6 +41,11 @@ export interface Deps {
   api(target: ApiTarget, settings: HttpSettings): Promise<PetsApi>;
   /** Questions for a person at the terminal; asked only where Session.canPrompt allows. */
   prompts: Prompter;
+  /**
+   * Every secret the run holds (the API key, a proxy's credentials, …), redacted from its
+   * output, errors, trace, journal and state: whatever learns a secret adds it here.
+   */
+  secrets: Secrets;
   /** Saves what must outlive the run (rate-limit state) and releases sockets. */
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import {
   type AddHelpTextContext,
   type AddHelpTextPosition,
   type Help,
+  type HelpContext,
 } from 'commander';
 
 /** A command's examples, for `.addHelpText('before', …)`: pets's help shows them after the description. */
@@ -50,6 +51,19 @@ export class PetsCommand extends Command {
     const names = [this.name()];
     for (let parent = this.parent; parent; parent = parent.parent) names.unshift(parent.name());
     return `${names.join(' ')} --help`;
+  }
+
+  /**
+   * A noun alone (`pets profile`) asks what it can do, as in gh: its help on stdout, exit 0,
+   * where commander would print it on stderr as an error.
+   */
+  override help(context?: HelpContext): never;
+  override help(cb: (str: string) => string): never;
+  override help(context?: HelpContext | ((str: string) => string)): never {
+    if (typeof context === 'object' && context.error && this.parent && this.commands.length > 0) {
+      return super.help();
+    }
+    return super.help(context as HelpContext);
   }
 
   // Every usage error commander finds goes through here, on the command that found it:

@@ -4,7 +4,7 @@ import type { SessionSource } from './session.js';
 
 /**
  * The commands whose stdout is JSON under --json, so the ones --jq can filter. `pets help json`
- * gives each one's shape (test/cmd/json-contract.test.ts checks that it does).
+ * gives each one's shape (test/cmd/help/json-topic.test.ts checks that it does).
  */
 export const JSON_COMMANDS: readonly string[] = [
   'list',

@@ -1,17 +1,18 @@
 import type { PetsApi } from '../../api/client.js';
+import { hostOf } from '../../config/base-url.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { Pet } from '../../api/contract.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { Waiter } from '../../ratelimit/gate.js';
 import { colorEnabled, palette, type Palette } from '../../output/color.js';
-import { chooseMode, type OutputMode } from '../../output/mode.js';
+import { chooseMode, jsonOutput, type OutputMode } from '../../output/mode.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
-import { redact } from '../../core/redact.js';
+import type { Secrets } from '../../core/redact.js';
 import type { Io, Output } from '../../terminal/io.js';
 import type { Prompter } from '../../terminal/prompt.js';
 import { StderrNotices, type Notice } from '../../terminal/stderr-notices.js';
 import type { Deps } from './deps.js';
-import type { JqFilter, JqRuntimeError } from '../../output/jq.js';
+import type { JqFilter, JqHaltError, JqRuntimeError } from '../../output/jq.js';
 
 /** A notice's facts besides its message: its code (default: its kind), and JSON fields. */
 export type NoticeFields = Partial<Notice> & { code?: string };
@@ -37,9 +38,9 @@ export interface GlobalOptions {
  * server echoes (in a record's error, a pet's name, a header in the trace) never shows.
  * The rest of `io` is reached through it: stdin is a getter that must stay lazy.
  */
-function redactingIo(io: Io, secrets: ReadonlySet<string>): Io {
+function redactingIo(io: Io, secrets: Secrets): Io {
   const clean = (output: Output): Output => ({
-    write: (text: string) => output.write(secrets.size ? redact(text, secrets) : text),
+    write: (text: string) => output.write(secrets.redact(text)),
   });
   return Object.create(io, {
     stdout: { value: clean(io.stdout) },
@@ -52,8 +53,8 @@ export class Session {
   exitCode = 0;
   /** A closed stdout stops the run as an interrupt does, instead of ending it quietly. */
   stopsOnClosedOutput = false;
-  /** Every key this run has handled, so that no message can ever print one. */
-  readonly secrets = new Set<string>();
+  /** Every secret this run has handled, so that no message can ever print one. */
+  readonly secrets: Secrets;
 
   /** The run's deps, its stdout and stderr redacting every key in `secrets`. */
   readonly deps: Deps;
@@ -64,12 +65,12 @@ export class Session {
   /** The compiled --jq filter, once `loadJq` has run. */
   private jq?: JqFilter;
   /** The first failure of the --jq filter: the run goes on printing, then exits with it. */
-  private jqFailure?: JqRuntimeError;
+  private jqFailure?: JqRuntimeError | JqHaltError;
 
   constructor(deps: Deps, globals: GlobalOptions) {
-    if (deps.env.PETS_API_KEY) this.secrets.add(deps.env.PETS_API_KEY);
+    this.secrets = deps.secrets.add(deps.env.PETS_API_KEY);
     this.deps = { ...deps, io: redactingIo(deps.io, this.secrets) };
-    this.globals = globals.jq === undefined ? globals : { ...globals, json: true };
+    this.globals = { ...globals, json: jsonOutput(globals) };
     this.stderr = new StderrNotices(this.deps.io.stderr, this.globals.json);
   }
 
@@ -148,7 +149,9 @@ export class Session {
     const plain = !colorEnabled(io.stderrIsTTY, env, this.globals.color);
     return {
       text: (question) => prompts.text({ plain, ...question }),
-      choice: (question) => prompts.choice({ plain, ...question }),
+      select: (question) => prompts.select({ plain, ...question }),
+      secret: (question) => prompts.secret(question),
+      confirmName: (question) => prompts.confirmName({ plain, ...question }),
     };
   }
 
@@ -159,7 +162,7 @@ export class Session {
     protected: boolean;
   }): Promise<void> {
     if (!target.protected || this.globals.quiet) return;
-    const host = target.baseUrl ? new URL(target.baseUrl).host : undefined;
+    const host = target.baseUrl ? hostOf(target.baseUrl) : undefined;
     const colors = await this.stderrColors();
     this.stderr.write(
       'warning',
@@ -180,11 +183,10 @@ export class Session {
    */
   async environmentLine(target: ApiTarget): Promise<void> {
     if (!this.showsHints) return;
-    const host = new URL(target.baseUrl).host;
-    await this.hint(`${target.profile} · ${host}`, {
+    await this.hint(`${target.profile} · ${target.host}`, {
       code: 'environment',
       profile: target.profile,
-      host,
+      host: target.host,
     });
   }
 
@@ -215,13 +217,21 @@ export class Session {
 
   /**
    * JSON text on stdout as it is (a batch's NDJSON line, a server's answer), or what --jq
-   * makes of it. A failing filter does not stop a batch: the run exits 1 at its end.
+   * makes of it, printed as jq makes it. A failing filter does not stop a batch: the batch
+   * ends with its summary, then the run exits with the filter's failure.
    */
   printJsonText(text: string): void {
     if (!this.jq) return this.print(text);
-    const { output, error } = this.jq.run(text);
-    this.print(output);
-    this.jqFailure ??= error;
+    const failure = this.jq.run(text, {
+      write: (results) => this.deps.io.stdout.write(results) !== false,
+      // What the filter itself asked to say: not silenced by --quiet.
+      say: (kind, said) =>
+        this.stderr.write(kind === 'debug' ? 'trace' : 'notice', {
+          code: kind === 'debug' ? 'jq_debug' : 'jq_stderr',
+          message: said,
+        }),
+    });
+    this.jqFailure ??= failure;
   }
 
   /** A message for the person at the terminal; --quiet silences it. */
@@ -256,8 +266,26 @@ export class Session {
     if (!this.globals.quiet) this.stderr.write('summary', { code: 'summary', ...fields, message });
   }
 
+  private configExposureSaid = false;
+
+  /**
+   * The config store, whose reads warn (once a run) when others can read the file: it holds
+   * keys. The next write sets it to 0600.
+   */
   async config(): Promise<ConfigStore> {
-    return this.deps.config();
+    const store = await this.deps.config();
+    const read = (): ReturnType<ConfigStore['read']> => {
+      const data = store.read();
+      if (store.readableByOthers && !this.configExposureSaid) {
+        this.configExposureSaid = true;
+        void this.warn(
+          `the config file ${store.path} can be read by other users, and it holds keys: pets sets it to 0600 when it next saves it`,
+          { code: 'config_readable', hint: `chmod 600 ${store.path}` },
+        );
+      }
+      return data;
+    };
+    return Object.create(store, { read: { value: read } }) as ConfigStore;
   }
 
   private resolvedTarget?: ApiTarget;
@@ -268,7 +296,7 @@ export class Session {
     const { resolveTarget } = await import('../../config/resolve-target.js');
     const store = await this.config();
     const target = resolveTarget(store.read(), this.globals.profile, this.deps.env);
-    this.secrets.add(target.apiKey);
+    this.secrets.add(target.apiKey).add(target.rateStore?.password);
     this.resolvedTarget = target;
     return target;
   }

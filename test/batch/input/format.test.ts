@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseFormat } from '../../../src/batch/input/index.js';
+import { chooseFormat, formatFromContent } from '../../../src/batch/input/index.js';
 import { UsageError } from '../../../src/core/errors.js';
 
 describe('chooseFormat', () => {
@@ -10,7 +10,6 @@ describe('chooseFormat', () => {
     ['pets.csv', undefined, 'csv'],
     ['PETS.CSV', undefined, 'csv'],
     ['dir.csv/pets.JSONL', undefined, 'ndjson'],
-    ['-', undefined, 'ndjson'],
     ['pets.csv', 'json', 'json'],
     ['pets.txt', 'csv', 'csv'],
     ['-', 'csv', 'csv'],
@@ -20,25 +19,58 @@ describe('chooseFormat', () => {
     expect(chooseFormat(path, explicit)).toBe(expected);
   });
 
+  it.each([['-'], ['pets.txt'], ['pets'], ['dir.csv/pets']])(
+    '%s without --format is left to the content',
+    (path) => {
+      expect(chooseFormat(path, undefined)).toBeUndefined();
+    },
+  );
+
   it.each([
-    ['pets.txt', undefined],
-    ['pets', undefined],
-    ['dir.csv/pets', undefined],
     ['pets.json', 'yaml'],
     ['pets.json', ''],
-  ])('refuses %s with --format %s, naming the allowed formats', (path, explicit) => {
+  ])('refuses %s with --format %s (exit 2), naming the allowed formats', (path, explicit) => {
     const attempt = () => chooseFormat(path, explicit);
     expect(attempt).toThrow(UsageError);
     expect(attempt).toThrow(/ndjson.*json.*csv/);
   });
+});
 
-  it('exits with 2 on an unknown format', () => {
-    try {
-      chooseFormat('pets.xml', undefined);
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(UsageError);
-      expect((error as UsageError).exitCode).toBe(2);
+async function* chunks(...parts: string[]): AsyncGenerator<Buffer> {
+  for (const part of parts) yield Buffer.from(part);
+}
+
+async function text(input: AsyncIterable<Buffer>): Promise<string> {
+  let all = '';
+  for await (const chunk of input) all += chunk.toString();
+  return all;
+}
+
+describe('formatFromContent', () => {
+  it.each([
+    [['[{"name":"A","categoryId":1}]'], 'json'],
+    [['\n  \t', '\r\n', ' [', '{}]'], 'json'],
+    [['{"name":"A","categoryId":1}\n'], 'ndjson'],
+    [['\uFEFF', '{"name":"A"}'], 'ndjson'],
+    [['name,categoryId\nA,1\n'], 'csv'],
+    [['  \n', 'categoryId,name\n'], 'csv'],
+    [[], 'ndjson'],
+    [['   \n'], 'ndjson'],
+  ])('%j reads as %s, the bytes looked at kept', async (parts, format) => {
+    const found = await formatFromContent(chunks(...parts));
+    expect(found.format).toBe(format);
+    expect(await text(found.input)).toBe(parts.join('').replace(/^\uFEFF/, ''));
+  });
+
+  it('reads no further than the first non-blank byte', async () => {
+    let pulled = 0;
+    async function* counted(): AsyncGenerator<Buffer> {
+      for (const part of ['  ', '[', 'never']) {
+        pulled++;
+        yield Buffer.from(part);
+      }
     }
+    expect((await formatFromContent(counted())).format).toBe('json');
+    expect(pulled).toBe(2);
   });
 });

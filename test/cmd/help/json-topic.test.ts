@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AUTH_STATUS,
   BATCH_LINE,
+  DRY_RUN,
   ERROR,
   LINE_ERROR,
   PET,
@@ -81,6 +82,7 @@ describe('pets help json', () => {
       AUTH_STATUS,
       PROFILE,
       SANDBOX,
+      DRY_RUN,
       PLAN,
       PLAN_RECORDS,
       PLAN_QUOTA,
@@ -142,6 +144,10 @@ describe('pets help json', () => {
     expectShape(plan, PLAN);
     expectShape(plan.records, PLAN_RECORDS);
     expectShape(plan.quota, PLAN_QUOTA);
+  });
+
+  it('gives the request add --dry-run shows for one pet', async () => {
+    expectShape(await json(['add', '--name', 'A', '--category-id', '1', '--dry-run']), DRY_RUN);
   });
 
   it('gives the shapes quota, auth status and the profile commands print', async () => {

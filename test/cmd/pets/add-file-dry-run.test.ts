@@ -88,7 +88,8 @@ describe('pets add --file --dry-run', () => {
     });
     expect(plan.estimate).toMatchObject({ seconds: 0 });
     expect(plan.command).toBe(
-      `pets --profile staging add --file ${more} --journal ${path}.pets-journal`,
+      // As this run prints: with --json.
+      `pets --profile staging add --file ${more} --journal ${path}.pets-journal --json`,
     );
     expect(result.stderr).toBe('');
   });

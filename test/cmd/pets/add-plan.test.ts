@@ -32,13 +32,22 @@ function planWith(resetInMs: number, windowMs?: number): BatchPlan {
 }
 
 describe('the plan, where the window was read part-way through', () => {
-  it('says the length and the time are at least what it shows, not about', () => {
-    // A 30 s window read 18 s in: 12 s left, and no answer has told its length.
+  it('takes a window that resets within a minute as a minute: the contract counts per minute', () => {
+    // A free plan's window read 25 s in: 60 per minute, not 60 per 35 s or more (issue 32).
     const plan = planWith(12_000);
-    expect(startLine(plan, now)).toBe('40 to send · 10 per 12 s or more · at least 36 s');
+    expect(startLine(plan, now)).toBe('40 to send · 10 per minute · about 2 min');
     const fields = Object.fromEntries(planFields(plan, now));
-    expect(fields.quota).toMatch(/^10 per 12 s or more, 10 left until/);
-    expect(fields.time).toMatch(/^at least 36 s, at the least the quota allows/);
+    expect(fields.quota).toMatch(/^10 per minute, 10 left until/);
+    expect(fields.time).toMatch(/^about 2 min, at the least the quota allows/);
+  });
+
+  it('says the length and the time are at least what it shows where no usual length fits', () => {
+    // A 90 s window read 20 s in: 70 s left, and no answer has told its length.
+    const plan = planWith(70_000);
+    expect(startLine(plan, now)).toBe('40 to send · 10 per 70 s or more · at least 4 min');
+    const fields = Object.fromEntries(planFields(plan, now));
+    expect(fields.quota).toMatch(/^10 per 70 s or more, 10 left until/);
+    expect(fields.time).toMatch(/^at least 4 min, at the least the quota allows/);
   });
 
   it('says about where the length is known', () => {

@@ -142,7 +142,7 @@ describe('pets get', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ name: 'Getme' });
     const notices = result.stderr.trim().split('\n');
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toContain("goes away on 2030-12-05 (the server's Sunset date)");
+    expect(notices[0]).toContain('the server removes it on 2030-12-05');
   });
 
   it('stays silent with --quiet or PETS_NO_DEPRECATION_WARNING=1', async () => {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { tempConfigDir, tempDir } from '../../helpers/config-dir.js';
+import { noPerson, scriptedPrompter } from '../../helpers/prompter.js';
 import { runMain } from '../../helpers/run-main.js';
 
 let sandbox: RunningSandbox;
@@ -37,7 +38,10 @@ describe('protected profiles', () => {
   });
 
   it('pets api shows the badge for a request that may change data, not for a read', async () => {
-    const post = await runMain(['api', '/pets', '-f', 'name=Rex', '-F', 'categoryId=1'], env);
+    const post = await runMain(
+      ['api', '/pets', '-f', 'name=Rex', '-F', 'categoryId=1', '--yes'],
+      env,
+    );
     expect(post.code).toBe(0);
     expect(post.stderr).toBe(` PROTECTED  production ${host()}\n`);
     const read = await runMain(['api', '/store/orders'], env);
@@ -74,18 +78,22 @@ describe('protected profiles', () => {
 
   it('a batch on a terminal goes on once the profile name is typed, and not otherwise', async () => {
     const before = sandbox.pets().length;
+    const person = scriptedPrompter(['prod']);
     const wrong = await runMain(['add', '--file', records], env, {
       stdinIsTTY: true,
       stderrIsTTY: true,
-      stdin: 'prod\n',
+      prompts: person,
     });
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain(`Type its name to go on:`);
+    expect(person.asked).toEqual([
+      `Import into protected profile "production" (${host()})? Type its name to go on:`,
+    ]);
+    expect(wrong.stderr).toContain('that is not the profile name; nothing was sent');
     expect(sandbox.pets().length).toBe(before);
     const typed = await runMain(['add', '--file', records], env, {
       stdinIsTTY: true,
       stderrIsTTY: true,
-      stdin: 'production\n',
+      prompts: scriptedPrompter(['production']),
     });
     expect(typed.code).toBe(0);
     expect(sandbox.pets().length).toBe(before + 2);
@@ -94,10 +102,11 @@ describe('protected profiles', () => {
   it('--no-input never prompts, even on a terminal', async () => {
     const batch = await runMain(['--no-input', 'add', '--file', records], env, {
       stdinIsTTY: true,
-      stdin: 'production\n',
+      stderrIsTTY: true,
+      prompts: noPerson(),
     });
     expect(batch.code).toBe(2);
-    expect(batch.stderr).not.toContain('Type its name');
+    expect(batch.stderr).toContain('--no-input was given');
     const login = await runMain(['auth', 'login', '--no-input'], env, { stdinIsTTY: true });
     expect(login.code).toBe(2);
     expect(login.stderr).toContain('--no-input');

@@ -1,0 +1,183 @@
+import type { Redis } from 'ioredis';
+import { NetworkError } from '../core/errors.js';
+import type { RateStoreAddress } from '../config/rate-store.js';
+import { decodeState, encodeState, type StateStore } from './state-store.js';
+import type { GateState } from './policy.js';
+
+// The key's state in a Redis that machines share. Redis only holds the state and orders the
+// changes: each change is the policy's own pure function (policy.ts), run here on the state
+// last seen, and written by a compare-and-set script only if no other process wrote since;
+// otherwise the script returns the newer state, and the change runs again on it.
+
+/**
+ * Sets the key to ARGV[2] if it still holds ARGV[1] ('' for none), and answers nil; else
+ * answers what it holds. The state lives two days past its last change: longer than a daily
+ * quota's window, and a store shared by many keys does not keep those no one uses.
+ */
+const COMPARE_AND_SET = `
+local current = redis.call('GET', KEYS[1]) or ''
+if current ~= ARGV[1] then return current end
+if ARGV[2] ~= ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
+return false
+`;
+const KEEP_MS = 2 * 24 * 3600_000;
+
+/** A store that does not answer in this long is taken as lost (exit 6). */
+export const STORE_TIMEOUT_MS = 2_000;
+
+/** Changes that lost to another process this many times in a row mean a store in trouble. */
+const MAX_CONFLICTS = 100;
+
+type CasClient = Redis & {
+  compareAndSet(key: string, seen: string, next: string, keepMs: number): Promise<string | null>;
+};
+
+/** Where the state of the key named `name` (state-store.ts's stateName) lives in Redis. */
+export function redisKey(name: string): string {
+  return `pets:ratelimit:${name}`;
+}
+
+/**
+ * Connects to the store and reads the key's state, or throws (exit 6) before anything is
+ * sent: a store that cannot be reached, or refuses the password. `redact` takes secrets out
+ * of what the store's client says.
+ */
+export async function openRedisStore(
+  address: RateStoreAddress,
+  name: string,
+  redact: (text: string) => string,
+): Promise<StateStore> {
+  const { Redis } = await import('./ioredis.js');
+  const client = new Redis(address.url, {
+    lazyConnect: true,
+    // A lost store stops the command (gate.ts): no queue, no reconnecting behind its back.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: STORE_TIMEOUT_MS,
+    commandTimeout: STORE_TIMEOUT_MS,
+  }) as CasClient;
+  // What the connection met: ioredis reports it here, and rejects with "Connection is closed".
+  let lastError: Error | undefined;
+  client.on('error', (error: Error) => {
+    lastError = error;
+  });
+  client.defineCommand('compareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });
+  const key = redisKey(name);
+  const failure = (error: unknown) => {
+    const cause = lastError ?? (error as Error);
+    lastError = undefined;
+    const said = cause.message.split('\n')[0] ?? '';
+    // ioredis's words for a connection that has ended, whatever ended it.
+    const closed = /^(Stream isn't writeable|Connection is closed)/.test(said);
+    return redact(closed ? 'the connection was closed' : said);
+  };
+
+  let text: string;
+  try {
+    await client.connect();
+    text = (await client.get(key)) ?? '';
+  } catch (error) {
+    client.disconnect();
+    const reason = failure(error);
+    const refused = /^(WRONGPASS|NOAUTH|NOPERM)/.test(reason);
+    throw new NetworkError(
+      refused ? 'rate_store_refused' : 'rate_store_unreachable',
+      refused
+        ? `the rate store ${address.shown} refused pets (${reason}); nothing was sent`
+        : `cannot reach the rate store ${address.shown} (${reason}); nothing was sent`,
+      {
+        requestMayHaveArrived: false,
+        hint: refused
+          ? `Check the user and password in ${storeSetting(address)}.`
+          : `Start the store or fix ${storeSetting(address)}: pets does not send without it, since other machines on this key count on it.`,
+      },
+    );
+  }
+  let state = decodeState(text);
+
+  // The changes asked for while one is out go together in the next write, in the order they
+  // came: each is pure, so running them one after another on a state is what running them
+  // as separate steps would do, at one round trip for all (as the journal shares one sync).
+  interface Pending {
+    step: (state: GateState) => { state: GateState; result: unknown };
+    resolve: (result: unknown) => void;
+    reject: (error: unknown) => void;
+  }
+  let pending: Pending[] = [];
+  let running: Promise<void> | undefined;
+
+  async function write(batch: Pending[]): Promise<void> {
+    for (let conflicts = 0; ; conflicts++) {
+      let next = state;
+      const results: Array<{ ok: boolean; value: unknown }> = [];
+      for (const { step } of batch) {
+        try {
+          const changed = step(next);
+          next = changed.state;
+          results.push({ ok: true, value: changed.result });
+        } catch (error) {
+          results.push({ ok: false, value: error });
+        }
+      }
+      const written = encodeState(next);
+      // Changes that leave the state the store just sent as it is (waits) are done: that
+      // state is as fresh as a read.
+      let newer: string | null = null;
+      if (conflicts === 0 || written !== text) {
+        try {
+          newer = await client.compareAndSet(key, text, written, KEEP_MS);
+        } catch (error) {
+          throw new Error(failure(error), { cause: error });
+        }
+      }
+      if (newer === null) {
+        text = written;
+        state = next;
+        batch.forEach(({ resolve, reject }, i) => {
+          const { ok, value } = results[i]!;
+          if (ok) resolve(value);
+          else reject(value);
+        });
+        return;
+      }
+      text = newer;
+      state = decodeState(newer);
+      if (conflicts >= MAX_CONFLICTS) {
+        throw new Error(`${MAX_CONFLICTS} writes in a row met a newer state`);
+      }
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (pending.length > 0) {
+      const batch = pending;
+      pending = [];
+      try {
+        await write(batch);
+      } catch (error) {
+        for (const { reject } of batch) reject(error);
+      }
+    }
+    running = undefined;
+  }
+
+  return {
+    update<T>(step: (state: GateState) => { state: GateState; result: T }): Promise<T> {
+      return new Promise<T>((resolve, reject) => {
+        pending.push({ step, resolve: resolve as (result: unknown) => void, reject });
+        running ??= run();
+      });
+    },
+    read: () => state,
+    shared: address.shown,
+    async close() {
+      await running;
+      client.disconnect();
+    },
+  };
+}
+
+function storeSetting(address: RateStoreAddress): string {
+  return address.source === 'environment' ? 'PETS_RATE_STORE' : 'the profile (--rate-store)';
+}

@@ -1,0 +1,142 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { ReadStream } from 'node:tty';
+import { UsageError } from '../core/errors.js';
+import type { Output } from './io.js';
+
+/**
+ * The most a hidden line holds: past it the rest of the line is dropped and the line refused,
+ * so that a runaway paste neither fills memory nor ends up stored.
+ */
+export const MAX_HIDDEN_LINE = 64 * 1024;
+
+/**
+ * A line typed without echo, edited as a terminal edits a line: Backspace erases a character,
+ * Ctrl-U the line, Ctrl-W a word. Any other control key or escape sequence (arrows, Home,
+ * Delete, Ctrl-A, Tab) would move or change text the person cannot see, so what they meant
+ * cannot be known: the line is refused when it ends.
+ */
+export class HiddenLine {
+  /** Why the line cannot be taken, once it cannot. */
+  refusal?: 'editing key' | 'too long';
+  private chars: string[] = [];
+  private readonly escapes = new EscapeSequences();
+
+  constructor(private readonly limit = MAX_HIDDEN_LINE) {}
+
+  get text(): string {
+    return this.chars.join('');
+  }
+
+  /** Takes one typed character: Enter (or Ctrl-D) ends the line, Ctrl-C interrupts it. */
+  type(ch: string): 'enter' | 'interrupt' | undefined {
+    if (this.escapes.consume(ch)) {
+      this.refusal ??= 'editing key';
+      return undefined;
+    }
+    switch (ch) {
+      case '\r':
+      case '\n':
+      case '\u0004':
+        return 'enter';
+      case '\u0003':
+        return 'interrupt';
+      case '\u007f':
+      case '\b':
+        this.chars.pop();
+        return undefined;
+      case '\u0015':
+        this.chars = [];
+        return undefined;
+      case '\u0017':
+        // As a terminal's word erase: the blanks before the cursor, then the word before them.
+        while (this.chars.length > 0 && /\s/.test(this.chars.at(-1)!)) this.chars.pop();
+        while (this.chars.length > 0 && !/\s/.test(this.chars.at(-1)!)) this.chars.pop();
+        return undefined;
+    }
+    if (/[\u0000-\u001f\u0080-\u009f]/.test(ch)) this.refusal ??= 'editing key';
+    else if (this.chars.length >= this.limit) this.refusal ??= 'too long';
+    else this.chars.push(ch);
+    return undefined;
+  }
+}
+
+/** Recognises ESC sequences (CSI `ESC [ … final`, SS3 `ESC O x`, `ESC x`), one character at a time. */
+export class EscapeSequences {
+  private state: 'text' | 'escape' | 'csi' | 'ss3' = 'text';
+
+  /** Whether `ch` belongs to an escape sequence (and so is not text). */
+  consume(ch: string): boolean {
+    switch (this.state) {
+      case 'text':
+        if (ch !== '\u001b') return false;
+        this.state = 'escape';
+        return true;
+      case 'escape':
+        this.state = ch === '[' ? 'csi' : ch === 'O' ? 'ss3' : 'text';
+        return true;
+      case 'csi':
+        // Parameter and intermediate bytes continue the sequence; 0x40–0x7e ends it.
+        if (ch >= '@' && ch <= '~') this.state = 'text';
+        return true;
+      case 'ss3':
+        this.state = 'text';
+        return true;
+    }
+  }
+}
+
+/**
+ * Asks for a line on the terminal without echoing it. Raw mode is needed so that not even the
+ * characters typed appear; it is always restored. Ends on Enter, on Ctrl-C (`interrupted`),
+ * and on `signal` (SIGINT, SIGTERM or SIGHUP from outside: raw mode turns Ctrl-C into a
+ * character, and nothing else would end the wait).
+ */
+export function readHiddenLine(
+  question: { message: string; subject: string },
+  terminal: { stdin: ReadStream; stderr: Output },
+  signal: AbortSignal,
+  interrupted: () => Error,
+): Promise<string> {
+  const { stdin, stderr } = terminal;
+  return new Promise((resolve, reject) => {
+    const line = new HiddenLine();
+    const decoder = new StringDecoder('utf8');
+    const finish = (error?: Error) => {
+      stdin.off('data', onData);
+      signal.removeEventListener('abort', onAbort);
+      stdin.setRawMode(false);
+      stdin.pause();
+      stderr.write('\n');
+      if (error) reject(error);
+      else if (line.refusal) reject(refused(question.subject, line.refusal));
+      else resolve(line.text);
+    };
+    const onAbort = () => finish(interrupted());
+    const onData = (chunk: Buffer | string) => {
+      const text = typeof chunk === 'string' ? chunk : decoder.write(chunk);
+      for (const ch of text) {
+        const end = line.type(ch);
+        if (end === 'enter') return finish();
+        if (end === 'interrupt') return finish(interrupted());
+      }
+    };
+    if (signal.aborted) return reject(interrupted());
+    // Raw mode (no echo) before the question: whatever is typed the moment it appears must
+    // not be shown.
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.on('data', onData);
+    signal.addEventListener('abort', onAbort, { once: true });
+    stderr.write(question.message);
+  });
+}
+
+function refused(subject: string, why: 'editing key' | 'too long'): UsageError {
+  return why === 'too long'
+    ? new UsageError(`${subject} is longer than ${MAX_HIDDEN_LINE} characters`, {
+        hint: 'Check what was pasted; nothing was sent or saved.',
+      })
+    : new UsageError(`${subject} was typed with arrow keys or other editing keys`, {
+        hint: 'Nothing was sent or saved. Type or paste it alone; Backspace, Ctrl-U and Ctrl-W are the editing keys that work.',
+      });
+}

@@ -1,0 +1,45 @@
+// What redaction costs per write, for the kinds of text pets prints, against a plain search
+// for the secret as it is (the least any redaction can do). Text with no possible encoding
+// (a table of names, with no \ % & + and no long run of the secret's alphabet) is the common
+// case, and should cost about that least.
+//   node test/bench/redact.mjs [path of another redact.ts to compare]
+import { Buffer } from 'node:buffer';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+
+const { redact } = await import(
+  process.argv[2] ? pathToFileURL(process.argv[2]).href : '../../src/core/redact.ts'
+);
+const KEY = 'sk_live_CANARY_5f2e9a7c41b8d306';
+const secrets = [KEY, 'proxy-user:proxy-password-1'];
+
+const rows = Array.from({ length: 20 }, (_, i) => `${1000 + i}\tRex ${i}\t${i % 5}\tavailable`);
+const texts = {
+  'a table of 20 pets': `${rows.join('\n')}\n`,
+  'a JSON line':
+    '{"id":9007199254740993,"name":"Rex the third","categoryId":3,"status":"available"}\n',
+  'a --debug line with %':
+    '> GET http://127.0.0.1:4000/v1/pets?limit=20&status=available (user-agent: pets/1.0.0)\n',
+  'an echoed key in base64 among 2 KiB': `${'word '.repeat(200)}${Buffer.from(`Bearer ${KEY}`).toString('base64')}${' word'.repeat(200)}`,
+};
+
+function nsPerCall(fn, text) {
+  for (let i = 0; i < 2000; i++) fn(text);
+  let calls = 0;
+  const start = performance.now();
+  while (performance.now() - start < 300) {
+    for (let i = 0; i < 200; i++) fn(text);
+    calls += 200;
+  }
+  return ((performance.now() - start) * 1e6) / calls;
+}
+
+const exact = (text) => secrets.reduce((t, s) => t.split(s).join('***'), text);
+console.log('text                                   redact     plain search   ratio');
+for (const [what, text] of Object.entries(texts)) {
+  const full = nsPerCall((t) => redact(t, secrets), text);
+  const least = nsPerCall(exact, text);
+  console.log(
+    `${what.padEnd(38)} ${full.toFixed(0).padStart(7)} ns ${least.toFixed(0).padStart(9)} ns   ${(full / least).toFixed(1)}×`,
+  );
+}

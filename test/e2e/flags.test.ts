@@ -1,0 +1,395 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { apiEnv } from '../helpers/api-env.js';
+import { tempDir } from '../helpers/config-dir.js';
+import { runBinary } from '../helpers/run-binary.js';
+import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
+
+// Every flag does what it says, or is refused: through the built binary, counting what the
+// sandbox received.
+
+let sandbox: RunningSandbox;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ plan: 'unlimited' });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => {
+  env = apiEnv(sandbox);
+});
+
+/** What the sandbox received from here on: `received()` lists each method and path. */
+function countFromNow(): { posts: () => number; received: () => string[] } {
+  const start = sandbox.requestLog.length;
+  const received = () => sandbox.requestLog.slice(start).map((one) => `${one.method} ${one.path}`);
+  return { received, posts: () => received().filter((line) => line.startsWith('POST')).length };
+}
+
+describe('add --dry-run for one pet', () => {
+  it('shows the request, the profile, host and badge of production, and sends nothing', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(
+      ['--profile', 'production', 'add', '--name', 'DryRunProd', '--category-id', '1', '--dry-run'],
+      env,
+    );
+    expect(result).toMatchObject({ code: 0 });
+    const host = new URL(sandbox.baseUrl).host;
+    expect(result.stdout).toBe(
+      'method\tPOST\n' +
+        `url\t${sandbox.baseUrl}/pets\n` +
+        'body\t{"name":"DryRunProd","categoryId":1}\n' +
+        'profile\tproduction\n' +
+        `host\t${host}\n` +
+        'protected\tyes (a real run shows the badge and asks nothing)\n' +
+        'sent\tnothing (dry run)\n',
+    );
+    expect(result.stderr).toContain(`PROTECTED  production ${host}`);
+    expect(sent.received()).toEqual([]);
+  });
+
+  it('prints one JSON object under --json, int64 exact', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(
+      ['add', '--name', 'Big', '--category-id', '9007199254740993', '--status', 'sold'],
+      env,
+    ).then(() =>
+      runBinary(
+        ['add', '--name', 'Big', '--category-id', '9007199254740993', '--dry-run', '--json'],
+        env,
+      ),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `{"dryRun":true,"method":"POST","url":"${sandbox.baseUrl}/pets",` +
+        '"body":{"name":"Big","categoryId":9007199254740993},"profile":"production",' +
+        `"host":"${new URL(sandbox.baseUrl).host}","protected":true,"sent":false}\n`,
+    );
+    // The one POST is the real add before it.
+    expect(sent.posts()).toBe(1);
+  });
+
+  it('refuses an invalid value with exit 2, sending nothing', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(
+      ['add', '--name', 'X', '--category-id', 'seven', '--dry-run'],
+      env,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--category-id');
+    expect(sent.received()).toEqual([]);
+  });
+});
+
+describe('flags that act only with another', () => {
+  it('refuses the batch flags without --file, naming each and --file, with nothing sent', async () => {
+    const dir = tempDir('pets-flags-');
+    const sent = countFromNow();
+    const result = await runBinary(
+      [
+        ...['add', '--name', 'X', '--category-id', '1', '--format', 'csv'],
+        ...['--journal', join(dir, 'x.j'), '--concurrency', '3', '--retry-unknown', '--yes'],
+      ],
+      env,
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'error: --format, --concurrency, --journal, --retry-unknown and --yes only apply with --file; nothing was sent',
+    );
+    expect(sent.received()).toEqual([]);
+    expect(existsSync(join(dir, 'x.j'))).toBe(false);
+  });
+
+  it.each([
+    ['--yes'],
+    ['--retry-unknown'],
+    ['--new-run'],
+    ['--concurrency', '2'],
+    ['--format', 'json'],
+  ])('refuses %s alone without --file', async (...flag) => {
+    const sent = countFromNow();
+    const result = await runBinary(['add', '--name', 'X', '--category-id', '1', ...flag], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: ${flag[0]} only applies with --file`);
+    expect(sent.posts()).toBe(0);
+  });
+});
+
+describe('pets api writes on a protected profile', () => {
+  const production = () => ({ ...env, PETS_PROFILE: 'production' });
+
+  it('refuses a POST implied by -f in a pipe, with nothing sent', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(
+      ['api', '/pets', '-f', 'limit=100', '-f', 'page=2'],
+      production(),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'error: profile "production" is protected: a POST to it needs --yes here',
+    );
+    expect(result.stderr).toContain(
+      'Nobody can be asked to confirm (stdin is not a terminal); nothing was sent.',
+    );
+    expect(sent.received()).toEqual([]);
+  });
+
+  it.each([
+    [['-X', 'DELETE', '/pets/1'], 'DELETE'],
+    [['-F', 'categoryId=1', '/pets'], 'POST'],
+    [['--input', '-', '/pets'], 'POST'],
+    [['-X', 'PUT', '/pets/1', '--no-input'], 'PUT'],
+  ])('refuses %j without --yes', async (args, method) => {
+    const sent = countFromNow();
+    const result = await runBinary(['api', ...args], production(), '{"name":"A","categoryId":1}');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`a ${method} to it needs --yes here`);
+    expect(sent.received()).toEqual([]);
+  });
+
+  it('sends with --yes, after the badge', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(
+      ['api', '/pets', '-f', 'name=Yes', '-F', 'categoryId=1', '--yes'],
+      production(),
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('PROTECTED  production');
+    expect(sent.posts()).toBe(1);
+  });
+
+  it('asks nothing of a read, nor of a write to an unprotected profile', async () => {
+    const sent = countFromNow();
+    expect(
+      (await runBinary(['api', '/pets', '-X', 'GET', '-f', 'limit=1'], production())).code,
+    ).toBe(0);
+    const staging = { ...env, PETS_PROFILE: 'staging' };
+    expect(
+      (await runBinary(['api', '/pets', '-f', 'name=S', '-F', 'categoryId=1'], staging)).code,
+    ).toBe(0);
+    expect(sent.received()).toEqual(['GET /v1/pets?limit=1', 'POST /v1/pets']);
+  });
+
+  it('refuses --yes on a read: it would do nothing', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(['api', '/pets', '--yes'], production());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--yes only applies to a write');
+    expect(sent.received()).toEqual([]);
+  });
+
+  describe.skipIf(!hasScript)('at a terminal', { timeout: 60_000 }, () => {
+    it('sends once the profile name is typed', async () => {
+      const sent = countFromNow();
+      const term = onTerminal(['api', '-X', 'DELETE', '/pets/424242'], production());
+      await term.waitFor('to go on:');
+      term.type(`production${KEYS.enter}`);
+      // The sandbox has no DELETE: the answer is a failure (exit 1), but the DELETE was sent.
+      expect(await term.exited).toBe(1);
+      expect(sent.received()).toEqual(['DELETE /v1/pets/424242']);
+    });
+
+    it('sends nothing when another name is typed', async () => {
+      const sent = countFromNow();
+      const term = onTerminal(['api', '/pets', '-f', 'name=No'], production());
+      await term.waitFor('to go on:');
+      term.type(`staging${KEYS.enter}`);
+      expect(await term.exited).toBe(2);
+      expect(term.screen()).toContain('that is not the profile name; nothing was sent');
+      expect(sent.posts()).toBe(0);
+    });
+  });
+});
+
+describe('add --file reads the format from the content', () => {
+  it('pets list --json | pets add --file - --journal copy.j copies the pets, with one notice for the ids', async () => {
+    const dir = tempDir('pets-copy-');
+    await runBinary(['add', '--name', 'CopyA', '--category-id', '1'], env);
+    await runBinary(['add', '--name', 'CopyB', '--category-id', '2', '--status', 'sold'], env);
+    const listed = await runBinary(['list', '--json', '--limit', '2'], env);
+    const pets = JSON.parse(listed.stdout) as Array<{ id: number }>;
+    expect(pets).toHaveLength(2);
+    const sent = countFromNow();
+    const copy = await runBinary(
+      ['add', '--file', '-', '--journal', join(dir, 'copy.j'), '--yes'],
+      env,
+      listed.stdout,
+    );
+    expect(copy.stderr).toContain(
+      '2 records carry an id; ids are ignored, as the server assigns them',
+    );
+    expect(copy.code).toBe(0);
+    expect(sent.posts()).toBe(2);
+    // The copies are new pets with the same fields, under new ids.
+    const copies = JSON.parse(
+      (await runBinary(['list', '--json', '--limit', '100'], env)).stdout,
+    ) as Array<{ id: number; name: string }>;
+    for (const pet of pets as Array<{ id: number; name: string }>) {
+      expect(copies.filter((one) => one.name === pet.name).length).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('under --json the notice is one JSON line with its count', async () => {
+    const dir = tempDir('pets-copy-');
+    const result = await runBinary(
+      ['add', '--file', '-', '--journal', join(dir, 'j'), '--yes', '--json'],
+      env,
+      '[{"id":1,"name":"J1","categoryId":1},{"name":"J2","categoryId":1}]',
+    );
+    expect(result.code).toBe(0);
+    const notices = result.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, Record<string, unknown>>)
+      .filter((line) => line.notice?.code === 'ids_ignored');
+    expect(notices).toEqual([
+      {
+        notice: {
+          code: 'ids_ignored',
+          count: 1,
+          message: '1 record carries an id; ids are ignored, as the server assigns them',
+        },
+      },
+    ]);
+  });
+
+  it.each([
+    ['  [{"name":"A","categoryId":1}]', 'json'],
+    ['{"name":"A","categoryId":1}\n', 'ndjson'],
+    ['name,categoryId\nA,1\n', 'csv'],
+  ])(
+    'the dry run names the format %j reads as (%s), from stdin and a file with no known extension',
+    async (content, format) => {
+      const file = join(tempDir('pets-format-'), 'pets.txt');
+      writeFileSync(file, content);
+      const sent = countFromNow();
+      for (const args of [
+        ['--file', file],
+        ['--file', '-'],
+      ]) {
+        const result = await runBinary(['add', ...args, '--dry-run'], env, content);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain(`(${format}, from its first bytes)`);
+        expect(result.stdout).toMatch(/records\t1 \(1 valid, 0 invalid\)/);
+        const json = await runBinary(['add', ...args, '--dry-run', '--json'], env, content);
+        expect(JSON.parse(json.stdout)).toMatchObject({ format, formatFrom: 'content' });
+      }
+      expect(sent.posts()).toBe(0);
+    },
+  );
+});
+
+describe('the guided path', () => {
+  const fresh = () => ({ PETS_CONFIG_DIR: join(tempDir('pets-fresh-'), 'config') });
+
+  it.each([[['list']], [['quota']], [['auth', 'status']]])(
+    'on a fresh config, %j names pets auth login first',
+    async (args) => {
+      const result = await runBinary(args, fresh());
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(
+        'error: profile "production" has no base URL\n' +
+          'Run: pets auth login (it asks for the base URL and the key), or in a script: pets profile set production --base-url https://<host>/v1\n',
+      );
+    },
+  );
+
+  it.each([['profile'], ['auth']])(
+    'pets %s alone prints its help on stdout and exits 0',
+    async (noun) => {
+      const result = await runBinary([noun], fresh());
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toMatch(new RegExp(`^Usage: pets ${noun} \\[options\\] \\[command\\]`));
+      expect(result.stdout).toContain('Commands:');
+    },
+  );
+
+  it('an unknown word after a noun is still an error', async () => {
+    const result = await runBinary(['profile', 'nope'], fresh());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("error: unknown command 'nope'");
+  });
+
+  it('--json followed by a word gets the hint to use --jq', async () => {
+    const sent = countFromNow();
+    const json = await runBinary(['list', '--json', 'id,name'], env);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr.trim().split('\n').at(-1)!)).toMatchObject({
+      error: { hint: "--json takes no field list; to pick fields use --jq '.[] | {id, name}'" },
+    });
+    expect(sent.received()).toEqual([]);
+  });
+});
+
+describe('small truths', () => {
+  it('the journal-mismatch error shows each key as **** and its last 4 characters', async () => {
+    const dir = tempDir('pets-keys-');
+    const file = join(dir, 'pets.ndjson');
+    writeFileSync(file, '{"name":"K","categoryId":1}\n');
+    const journal = join(dir, 'k.j');
+    const first = await runBinary(['add', '--file', file, '--journal', journal, '--yes'], env);
+    expect(first.code).toBe(0);
+    const other = await runBinary(['add', '--file', file, '--journal', journal, '--yes'], {
+      ...env,
+      PETS_API_KEY: 'another_key_wxyz',
+    });
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain(`(key ****${sandbox.key.slice(-4)}), not to`);
+    expect(other.stderr).toContain('(key ****wxyz)');
+    expect(other.stderr).not.toMatch(/key [0-9a-f]{8}…/);
+  });
+
+  it('the resume command keeps --json, --jq and --quiet', async () => {
+    const file = join(tempDir('pets-resume-'), 'pets.ndjson');
+    writeFileSync(file, '{"name":"R","categoryId":1}\n');
+    const plan = async (...flags: string[]) =>
+      (
+        JSON.parse(
+          (await runBinary(['add', '--file', file, '--dry-run', '--json', ...flags], env)).stdout,
+        ) as { command: string }
+      ).command;
+    expect(await plan()).toMatch(/ add --file \S+ --json$/);
+    expect(await plan('--quiet')).toMatch(/ --json --quiet$/);
+    const jq = await runBinary(['add', '--file', file, '--dry-run', '--jq', '.command'], env);
+    expect(jq.stdout.trim()).toMatch(/ --jq \.command$/);
+  });
+});
+
+describe('what was sent, said truly', () => {
+  it('auth status says the GET it sent and the answer, as --debug traces them', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(['auth', 'status', '--debug'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'sent\tGET /pets?limit=1 to check the key; the server answered 200\n',
+    );
+    expect(result.stdout).toContain('source\tasked the server\n');
+    expect(result.stdout).not.toContain('nothing sent');
+    expect(result.stderr).toMatch(/> GET \S+\/pets\?limit=1/);
+    expect(result.stderr).toMatch(/< 200/);
+    expect(sent.received()).toEqual(['GET /v1/pets?limit=1']);
+  });
+
+  it('auth status with a refused key says the 401 that came back', async () => {
+    const result = await runBinary(['auth', 'status', '--debug'], {
+      ...env,
+      PETS_API_KEY: 'refused_key_0000',
+    });
+    expect(result.code).toBe(4);
+    expect(result.stdout).toContain('the server answered 401');
+    expect(result.stderr).toMatch(/< 401/);
+  });
+
+  it('a usage error says nothing was sent, and --debug traces no request', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(
+      ['add', '--name', 'X', '--category-id', '1', '--yes', '--debug'],
+      env,
+    );
+    expect(result.stderr).toContain('nothing was sent');
+    expect(result.stderr).not.toMatch(/^> /m);
+    expect(sent.received()).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkRateStore } from '../../src/config/rate-store.js';
+import { decideSend } from '../../src/ratelimit/policy.js';
+import { openRedisStore, redisKey } from '../../src/ratelimit/redis-store.js';
+import { redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.js';
+
+// The rate store that machines share, against a real redis-server: changes from separate
+// connections (machines) are atomic, and a lost store fails each change rather than guessing.
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
+
+async function redis(): Promise<RedisServer> {
+  const server = await startRedis();
+  closers.push(() => server.close());
+  return server;
+}
+
+const MACHINES = 4;
+const TRIES_EACH = 120;
+const BUDGET = 150;
+
+describe.skipIf(redisMissing)('the rate state in Redis', () => {
+  it(`${MACHINES} machines reserving at once take exactly Remaining (${BUDGET}), and lose no reservation`, async () => {
+    const server = await redis();
+    const address = checkRateStore(server.url(), 'the test', 'environment');
+    const stores = await Promise.all(
+      Array.from({ length: MACHINES }, () => openRedisStore(address, 'shared', (text) => text)),
+    );
+    closers.push(async () => {
+      await Promise.all(stores.map((store) => store.close?.()));
+    });
+    await stores[0]!.update(() => ({
+      state: {
+        consecutive429s: 0,
+        quota: { limit: BUDGET, remaining: BUDGET, resetAtMs: Date.now() + 600_000 },
+      },
+      result: undefined,
+    }));
+
+    // Every machine asks all at once: its changes go out together, and meet the others'.
+    const went = await Promise.all(
+      stores.map(async (store, machine) => {
+        const decisions = await Promise.all(
+          Array.from({ length: TRIES_EACH }, (_, i) =>
+            store.update((state) => {
+              const now = Date.now();
+              const decision = decideSend(state, now, `m${machine}.${i}`, now + 600_000);
+              return { state: decision.state, result: decision.go };
+            }),
+          ),
+        );
+        return decisions.filter(Boolean).length;
+      }),
+    );
+    expect(went.reduce((sum, n) => sum + n, 0)).toBe(BUDGET);
+    const fresh = await openRedisStore(address, 'shared', (text) => text);
+    const state = fresh.read();
+    await fresh.close?.();
+    expect(state.quota?.remaining).toBe(0);
+    expect(Object.keys(state.inFlight ?? {})).toHaveLength(BUDGET);
+  });
+
+  it('keeps the state under a key named by origin and key fingerprint, never the key', () => {
+    expect(redisKey('0123456789abcdef')).toBe('pets:ratelimit:0123456789abcdef');
+  });
+
+  it('a store lost between changes fails the next change, naming what the client met', async () => {
+    const server = await redis();
+    const store = await openRedisStore(
+      checkRateStore(server.url(), 'the test', 'environment'),
+      'lost',
+      (text) => text,
+    );
+    await store.update((state) => ({ state, result: undefined }));
+    await server.kill();
+    await expect(
+      store.update((state) => ({ state: { ...state, consecutive429s: 1 }, result: undefined })),
+    ).rejects.toThrow(/^(the connection was closed|.*ECONNRESET)/);
+    await store.close?.();
+  });
+});
+
+describe('the rate store URL', () => {
+  it('is shown without its password, which is kept to redact', () => {
+    const address = checkRateStore('redis://ci:p%40ss-word-1@redis.internal:6380/2', 'X', 'config');
+    expect(address.shown).toBe('redis://ci@redis.internal:6380/2');
+    expect(address.password).toBe('p@ss-word-1');
+    expect(checkRateStore('rediss://h', 'X', 'config').shown).toBe('rediss://h');
+  });
+
+  it('refuses what is not a Redis URL, without quoting it', () => {
+    for (const bad of ['http://h:6379', 'not a url', 'redis://h:6379/x', 'redis://h/1?tls=1']) {
+      expect(() => checkRateStore(bad, 'PETS_RATE_STORE', 'environment')).toThrow(
+        /^PETS_RATE_STORE (is|has|names)/,
+      );
+    }
+    try {
+      checkRateStore('ftp://u:secret-pass-1@h', 'PETS_RATE_STORE', 'environment');
+    } catch (error) {
+      expect((error as Error).message).not.toContain('secret');
+    }
+  });
+});
