@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { Agent, loadProxyAgent, request } from './undici.js';
+import { Agent, request } from './undici.js';
+import { createProxyAgents } from './proxy-agents.js';
 import { InterruptedError, NetworkError, ServerError } from '../core/errors.js';
 import { hostOf } from '../config/base-url.js';
 import { proxyFor, type Proxy, type ProxySettings } from './proxy-env.js';
@@ -58,50 +59,7 @@ export function createTransport(options: TransportOptions): Transport {
     bodyTimeout: options.timeoutMs,
   };
   const agent = new Agent(agentOptions);
-  type ProxyAgent = InstanceType<Awaited<ReturnType<typeof loadProxyAgent>>['ProxyAgent']>;
-  const proxyAgents = new Map<Proxy, Promise<ProxyAgent>>();
-  // What failed while a tunnel was being opened: the proxy's failure, not the API's.
-  const tunnelFailures = new WeakSet<object>();
-  // A request queued behind a CONNECT cannot be cancelled in undici until the tunnel opens,
-  // and the proxy's socket would hold the process open: a run's cancel aborts the CONNECTs.
-  const stopTunnels = new AbortController();
-
-  /** The one ProxyAgent for `proxy`, made on first use. */
-  function proxyAgent(proxy: Proxy): Promise<ProxyAgent> {
-    let made = proxyAgents.get(proxy);
-    if (!made) {
-      made = loadProxyAgent().then(
-        ({ ProxyAgent, Pool }) =>
-          new ProxyAgent({
-            ...agentOptions,
-            uri: proxy.uri,
-            connectTimeout: options.timeoutMs,
-            // HTTP/1.1 to an https:// proxy too (see allowH2 above).
-            proxyTls: { allowH2: false },
-            // The client that sends the CONNECT: undici's waits 300 s for the proxy's answer.
-            clientFactory: (origin: URL, clientOptions: object) => {
-              const pool = new Pool(origin, {
-                ...clientOptions,
-                headersTimeout: options.timeoutMs,
-              });
-              const openTunnel = pool.connect.bind(pool) as (
-                params: Parameters<typeof pool.connect>[0],
-              ) => Promise<unknown>;
-              Object.assign(pool, {
-                connect: (params: Parameters<typeof pool.connect>[0]) =>
-                  openTunnel({ ...params, signal: stopTunnels.signal }).catch((error: unknown) => {
-                    if (error !== null && typeof error === 'object') tunnelFailures.add(error);
-                    throw error;
-                  }),
-              });
-              return pool;
-            },
-          }),
-      );
-      proxyAgents.set(proxy, made);
-    }
-    return made;
-  }
+  const proxyAgents = createProxyAgents(agentOptions, options.timeoutMs);
 
   async function send(req: HttpRequest): Promise<HttpResponse> {
     // undici's timeouts bound each phase, and its body timeout only the silence between two
@@ -112,7 +70,7 @@ export function createTransport(options: TransportOptions): Transport {
     const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
     const cancel = () => {
       deadline.abort();
-      stopTunnels.abort();
+      proxyAgents.stopTunnels();
     };
     req.signal?.addEventListener('abort', cancel, { once: true });
     if (req.signal?.aborted) cancel();
@@ -120,7 +78,7 @@ export function createTransport(options: TransportOptions): Transport {
       // What undici's index does for request(url, options): split the URL, call on the agent.
       const url = new URL(req.url);
       proxy = options.proxy && proxyFor(options.proxy, url);
-      const response = await request.call(proxy ? await proxyAgent(proxy) : agent, {
+      const response = await request.call(proxy ? await proxyAgents.agentFor(proxy) : agent, {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: req.method,
@@ -143,7 +101,7 @@ export function createTransport(options: TransportOptions): Transport {
             timeoutMs: options.timeoutMs,
             // The only TLS of a request in absolute form through an https:// proxy is the proxy's.
             atProxy:
-              tunnelFailures.has(error as object) ||
+              proxyAgents.failedOpeningTunnel(error) ||
               (proxy.shown.startsWith('https:') && req.url.startsWith('http:')),
           })) ??
         networkError(req, error, timedOut, options.timeoutMs)
@@ -158,8 +116,7 @@ export function createTransport(options: TransportOptions): Transport {
     send,
     proxyFor: (url) => (options.proxy && proxyFor(options.proxy, new URL(url)))?.shown,
     async close() {
-      const proxied = await Promise.all(proxyAgents.values());
-      await Promise.all([agent.close(), ...proxied.map((one) => one.close())]);
+      await Promise.all([agent.close(), proxyAgents.close()]);
     },
   };
 }

@@ -36,6 +36,7 @@ let caFile: string;
 let open: ForwardProxy;
 let authed: ForwardProxy;
 let refusing: ForwardProxy;
+let secure: ForwardProxy;
 let validPair: KeyPair;
 
 beforeAll(async () => {
@@ -51,9 +52,10 @@ beforeAll(async () => {
   open = await startForwardProxy({ hosts });
   authed = await startForwardProxy({ hosts, credentials: { user: USER, password: PASSWORD } });
   refusing = await startForwardProxy({ refuseWith: 403 });
+  secure = await startForwardProxy({ hosts, tls: validPair });
 });
 afterAll(async () => {
-  await Promise.all([open, authed, refusing].map((proxy) => proxy.close()));
+  await Promise.all([open, authed, refusing, secure].map((proxy) => proxy.close()));
   await tls.close();
   await sandbox.close();
   rmSync(folder, { recursive: true, force: true });
@@ -251,6 +253,36 @@ describe('http in absolute form', () => {
         proxyAuthorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`,
         answer: 'carried',
       },
+    ]);
+  });
+});
+
+// undici names the proxy's host as the TLS server name, an address here, which SNI does not
+// allow: Node 24 warned of it on stderr (DEP0123) and Node 26 refused the connection.
+describe('an https:// proxy at an IP address', () => {
+  it('carries https in a tunnel inside TLS to the proxy, without a word on stderr', async () => {
+    const before = secure.requests.length;
+    const result = await runBinary(['list', '--json'], env({ HTTPS_PROXY: secure.url }));
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toBeInstanceOf(Array);
+    expect(since(secure, before)).toEqual([
+      { method: 'CONNECT', target: `api.internal.test:${tlsPort()}`, answer: 'carried' },
+    ]);
+  });
+
+  it('carries http in absolute form over TLS to the proxy, without a word on stderr', async () => {
+    const before = secure.requests.length;
+    const local = `http://localhost:${new URL(sandbox.baseUrl).port}/v1`;
+    const result = await runBinary(
+      ['list', '--json'],
+      env({ PETS_BASE_URL: local, HTTP_PROXY: secure.url }),
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toBeInstanceOf(Array);
+    expect(since(secure, before)).toEqual([
+      { method: 'GET', target: `${local}/pets`, answer: 'carried' },
     ]);
   });
 });

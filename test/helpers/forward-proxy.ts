@@ -1,4 +1,5 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 
 /** One request the proxy was asked to carry. */
@@ -24,10 +25,12 @@ export interface ForwardProxyOptions {
    * not resolve it does; localhost and 127.0.0.1 are carried as they are.
    */
   hosts?: string[];
+  /** Speaks TLS with this key pair: an https:// proxy. */
+  tls?: { key: string; cert: string };
 }
 
 export interface ForwardProxy {
-  /** http://127.0.0.1:port, without credentials. */
+  /** http://127.0.0.1:port (https:// with `tls`), without credentials. */
   url: string;
   port: number;
   requests: ProxiedRequest[];
@@ -65,44 +68,46 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
     return undefined;
   };
 
-  const server = createServer((req, res) => {
-    const target = new URL(req.url ?? '/');
-    const record: ProxiedRequest = {
-      method: req.method ?? 'GET',
-      target: req.url ?? '',
-      proxyAuthorization: req.headers['proxy-authorization'],
-      answer: 'carried',
-    };
-    requests.push(record);
-    const refused = refusal(req, target.hostname);
-    if (refused) {
-      record.answer = refused;
-      res.writeHead(refused, REASONS[refused], {
-        ...(refused === 407 ? { 'proxy-authenticate': 'Basic realm="test proxy"' } : {}),
-        'content-type': 'text/plain',
-      });
-      res.end(`test proxy: ${REASONS[refused]}\n`);
-      return;
-    }
-    const headers = { ...req.headers };
-    delete headers['proxy-authorization'];
-    delete headers['proxy-connection'];
-    const upstream = httpRequest(
-      {
-        host: resolve(target.hostname),
-        port: Number(target.port) || 80,
-        method: req.method,
-        path: `${target.pathname}${target.search}`,
-        headers,
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
+  const server = (options.tls ? createTlsServer.bind(null, options.tls) : createServer)(
+    (req, res) => {
+      const target = new URL(req.url ?? '/');
+      const record: ProxiedRequest = {
+        method: req.method ?? 'GET',
+        target: req.url ?? '',
+        proxyAuthorization: req.headers['proxy-authorization'],
+        answer: 'carried',
+      };
+      requests.push(record);
+      const refused = refusal(req, target.hostname);
+      if (refused) {
+        record.answer = refused;
+        res.writeHead(refused, REASONS[refused], {
+          ...(refused === 407 ? { 'proxy-authenticate': 'Basic realm="test proxy"' } : {}),
+          'content-type': 'text/plain',
+        });
+        res.end(`test proxy: ${REASONS[refused]}\n`);
+        return;
+      }
+      const headers = { ...req.headers };
+      delete headers['proxy-authorization'];
+      delete headers['proxy-connection'];
+      const upstream = httpRequest(
+        {
+          host: resolve(target.hostname),
+          port: Number(target.port) || 80,
+          method: req.method,
+          path: `${target.pathname}${target.search}`,
+          headers,
+        },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on('error', () => res.writeHead(502).end());
+      req.pipe(upstream);
+    },
+  );
 
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     sockets.add(client);
@@ -141,7 +146,7 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     requests,
     close: () =>
