@@ -7,6 +7,7 @@ import type { PetStore } from './pet-store.js';
 import { rateLimitHeaders, rateLimitedResponse } from './rate-limit-responses.js';
 import type { RateLimiter } from './rate-limiter.js';
 import type { RateLimiterPool } from './rate-limiter-pool.js';
+import { IDENTITY_PATH, identityProof } from './identity.js';
 import { readBody } from './read-body.js';
 import { errorResponse, writeResponse, type HeaderMap, type SandboxResponse } from './responses.js';
 import { matchRoute, splitTarget } from './routes.js';
@@ -77,10 +78,24 @@ async function respond(
   return createPet(state.store, req.headers['content-type'], body);
 }
 
+/**
+ * Answers another `pets sandbox` asking whether this one is alive (identity.ts), outside the
+ * API: not rate limited, not logged, not counted. True when the request was that question.
+ */
+function answerIdentity(state: SandboxState, req: IncomingMessage, res: ServerResponse): boolean {
+  const { pathname, query } = splitTarget(req.url ?? '/');
+  if (pathname !== IDENTITY_PATH || req.method !== 'GET') return false;
+  const proof = identityProof(state.key, query.get('nonce') ?? '');
+  res.writeHead(proof === undefined ? 400 : 200, { 'content-type': 'text/plain' });
+  res.end(proof ?? 'a nonce of 32 hex digits is required');
+  return true;
+}
+
 export function createRequestHandler(
   state: SandboxState,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    if (answerIdentity(state, req, res)) return;
     const receivedAt = state.now();
     const entry = { at: receivedAt, method: req.method ?? '', path: req.url ?? '', status: 0 };
     state.requestLog.push(entry);

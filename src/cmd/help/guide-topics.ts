@@ -5,8 +5,8 @@
 export const CONFIG_TOPIC = `Configuration: profiles, keys, the config folder, HTTPS, proxies
 
   A profile is a base URL and a key. production and staging always exist and start
-  empty; pets sandbox saves a profile "sandbox"; make others with pets profile set
-  <name>.
+  empty; pets sandbox saves a profile "sandbox" ("sandbox-2", … while another sandbox
+  still running holds it); make others with pets profile set <name>.
 
   pets auth login                 at a terminal: asks for the base URL if the profile has
                                   none, names the profile and host, asks for the key

@@ -182,6 +182,10 @@ export const STDERR_KINDS: ReadonlyArray<{
         when: 'add --file: records carry an id, which the server assigns',
       },
       unknown_outcomes: { fields: ['resume'], when: 'creates that may or may not have happened' },
+      profile_in_use: {
+        fields: ['profile', 'inUse'],
+        when: 'pets sandbox: a live sandbox holds inUse, so this one is saved as profile',
+      },
       paste_key: { fields: [], when: 'auth login --with-key with a terminal on stdin' },
       notice: { fields: [], when: 'any other notice: saved, removed, now using' },
       jq_stderr: { fields: [], when: "--jq: the text the filter's stderr wrote, raw" },

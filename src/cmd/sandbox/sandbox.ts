@@ -2,7 +2,7 @@ import { PLAN_NAMES, type PlanName } from '../../sandbox/plans.js';
 import { UsageError } from '../../core/errors.js';
 import { keyProblem } from '../../config/key-check.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
-import type { SandboxAnswer } from '../../sandbox/index.js';
+import type { RunningSandbox, SandboxAnswer } from '../../sandbox/index.js';
 import {
   choiceOption,
   parseChoice,
@@ -14,6 +14,7 @@ import {
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
 import type { Session } from '../shared/session.js';
+import type { SavedProfile } from './save-profile.js';
 
 const parsePlan = (text: string) => parseChoice(PLAN_NAMES, text);
 
@@ -62,6 +63,82 @@ interface SandboxFlags {
   saveProfile: string | false;
 }
 
+/** Starts the server, a failure to listen said as the flag to change. */
+async function start(flags: SandboxFlags, session: Session): Promise<RunningSandbox> {
+  const { startSandbox } = await import('../../sandbox/index.js');
+  // One line per request for a person watching; none in a pipe, with --quiet or --json.
+  const log =
+    session.showsProgress && session.mode !== 'json' ? await requestLogger(session) : undefined;
+  return startSandbox({
+    host: flags.host,
+    port: flags.port,
+    plan: flags.plan,
+    rpm: flags.rpm,
+    rpd: flags.rpd,
+    seed: flags.seed,
+    firstId: flags.firstId,
+    dataFile: flags.data,
+    key: flags.key,
+    onAnswer: log && ((answer) => log(answer)),
+  }).catch((error: unknown) => {
+    throw listenProblem(error, flags) ?? error;
+  });
+}
+
+/** Where the sandbox listens, its key and limits, and where its profile went. */
+async function announce(
+  session: Session,
+  sandbox: RunningSandbox,
+  saved: SavedProfile | undefined,
+  wanted: string,
+): Promise<void> {
+  const profile = saved?.name ?? null;
+  if (session.mode === 'json') {
+    const { renderJson } = await import('../../output/render-json.js');
+    const { baseUrl, key, plan, rpm, rpd } = sandbox;
+    session.printJsonText(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
+    if (saved?.inUseBy !== undefined) {
+      const { announceProfile } = await import('./save-profile.js');
+      announceProfile(session, saved, wanted);
+    }
+    return;
+  }
+  const limits = (n: number | null, per: string) =>
+    n === null ? `unlimited/${per}` : `${n}/${per}`;
+  session.print(
+    `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
+      `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
+      `Key: ${sandbox.key}\n`,
+  );
+  if (saved) {
+    const { announceProfile } = await import('./save-profile.js');
+    announceProfile(session, saved, wanted);
+  }
+  session.notice('Press Ctrl-C to stop.');
+}
+
+async function runSandbox(flags: SandboxFlags, session: Session): Promise<void> {
+  // The key is saved as a profile's: one every other command would refuse is refused here.
+  const problem = flags.key === undefined ? undefined : keyProblem(flags.key);
+  if (problem) throw new UsageError(`--key ${problem}; the sandbox did not start`);
+  const sandbox = await start(flags, session);
+  try {
+    const wanted = flags.saveProfile === false ? '' : flags.saveProfile;
+    const { saveSandboxProfile } = await import('./save-profile.js');
+    const saved = wanted === '' ? undefined : await saveSandboxProfile(session, wanted, sandbox);
+    await announce(session, sandbox, saved, wanted);
+    await new Promise((resolve) =>
+      session.deps.signal.addEventListener('abort', resolve, { once: true }),
+    );
+  } finally {
+    await sandbox.close();
+  }
+  const answered = sandbox.requestLog.length;
+  if (session.mode !== 'json') {
+    session.notice(`Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`);
+  }
+}
+
 export const sandboxCommand: CommandModule = {
   define(program, getSession) {
     program
@@ -78,7 +155,11 @@ export const sandboxCommand: CommandModule = {
       .option('--first-id <int64>', 'the first id to assign (try 9007199254740993)', parseId)
       .option('--data <file>', 'keep the pets in this JSON file across restarts')
       .option('--key <key>', 'the API key to accept (default: a new random key)')
-      .option('--save-profile <name>', 'save the base URL and key as this profile', 'sandbox')
+      .option(
+        '--save-profile <name>',
+        'save the base URL and key as this profile (name-2, … while another sandbox uses it)',
+        'sandbox',
+      )
       .option('--no-save-profile', 'do not save a profile')
       .addHelpText(
         'before',
@@ -88,71 +169,6 @@ export const sandboxCommand: CommandModule = {
           'pets --profile sandbox list',
         ),
       )
-      .action(async (flags: SandboxFlags) => {
-        const session = getSession();
-        // The key is saved as a profile's: one every other command would refuse is refused here.
-        const problem = flags.key === undefined ? undefined : keyProblem(flags.key);
-        if (problem) throw new UsageError(`--key ${problem}; the sandbox did not start`);
-        const { startSandbox } = await import('../../sandbox/index.js');
-        // One line per request for a person watching; none in a pipe, with --quiet or --json.
-        const log =
-          session.showsProgress && session.mode !== 'json'
-            ? await requestLogger(session)
-            : undefined;
-        const sandbox = await startSandbox({
-          host: flags.host,
-          port: flags.port,
-          plan: flags.plan,
-          rpm: flags.rpm,
-          rpd: flags.rpd,
-          seed: flags.seed,
-          firstId: flags.firstId,
-          dataFile: flags.data,
-          key: flags.key,
-          onAnswer: log && ((answer) => log(answer)),
-        }).catch((error: unknown) => {
-          throw listenProblem(error, flags) ?? error;
-        });
-        try {
-          let profile: string | null = null;
-          if (flags.saveProfile !== false) {
-            const [{ checkProfileName }, { checkBaseUrl }] = await Promise.all([
-              import('../../config/store.js'),
-              import('../../config/base-url.js'),
-            ]);
-            profile = checkProfileName(flags.saveProfile);
-            const baseUrl = checkBaseUrl(sandbox.baseUrl, 'the sandbox address');
-            const config = await session.config();
-            await config.update((data) => {
-              data.profiles[profile as string] = { baseUrl, apiKey: sandbox.key };
-            });
-          }
-          const limits = (n: number | null, per: string) =>
-            n === null ? `unlimited/${per}` : `${n}/${per}`;
-          if (session.mode === 'json') {
-            const { renderJson } = await import('../../output/render-json.js');
-            const { baseUrl, key, plan, rpm, rpd } = sandbox;
-            session.printJsonText(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
-          } else {
-            session.print(
-              `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
-                `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
-                `Key: ${sandbox.key}\n`,
-            );
-            if (profile)
-              session.notice(`Saved as profile "${profile}". Try: pets --profile ${profile} list`);
-            session.notice('Press Ctrl-C to stop.');
-          }
-          await new Promise((resolve) =>
-            session.deps.signal.addEventListener('abort', resolve, { once: true }),
-          );
-        } finally {
-          await sandbox.close();
-        }
-        const answered = sandbox.requestLog.length;
-        if (session.mode !== 'json') {
-          session.notice(`Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`);
-        }
-      });
+      .action((flags: SandboxFlags) => runSandbox(flags, getSession()));
   },
 };
