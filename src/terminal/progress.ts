@@ -5,11 +5,14 @@ import type { Waiter } from '../ratelimit/gate.js';
 import type { Output } from './io.js';
 
 export interface ProgressStats {
-  /** Records done: created, failed, skipped or held. */
+  /**
+   * Records to send that are done: their create sent (created, failed or unknown), or cut off
+   * by a stop. Invalid records, and those the journal skips or holds, are not in the count.
+   */
   done: number;
-  /** Of those done, the ones an earlier run created: they took no request and no time. */
+  /** Records an earlier run created: skipped, they took no request and no time. */
   skipped?: number;
-  /** Records in the input, when read ahead of the run (a file). */
+  /** Records to send, as the plan counts them (`297 to send`), when read ahead of the run (a file). */
   total?: number;
   /** Creates sent per second since the run began, waits included; skipped records are not in it. */
   rate: number;
@@ -102,9 +105,7 @@ function cutToWidth(text: string, columns: number, width: (text: string) => numb
 
 /** What the progress line is told of the run ahead (the batch's plan). */
 export interface ProgressPlan {
-  /** Records in the input, when known. */
-  total?: number;
-  /** Creates the run will send, when known. */
+  /** Creates the run will send, when known: the total the line counts to. */
   toSend?: number;
 }
 
@@ -178,9 +179,12 @@ export class ProgressLine {
     this.stopResizes = this.terminal?.onResize?.(() => this.resized());
   }
 
-  /** One record is done; `sent`: a create left for it (not skipped, held or invalid). */
+  /**
+   * One record is done; `sent`: a create left for it (not skipped, held or invalid). Only a
+   * record to send counts towards the total: one whose create left, or that a stop cut off.
+   */
   advance(result: { kind: string; sent?: boolean }): void {
-    this.done++;
+    if (result.sent || result.kind === 'notSent') this.done++;
     if (result.kind === 'skipped') this.skipped++;
     if (result.sent) {
       this.sent++;
@@ -213,7 +217,8 @@ export class ProgressLine {
     const stats: ProgressStats = {
       done: this.done,
       skipped: this.skipped,
-      total: this.plan.total,
+      // The records to send, as the plan says: not the invalid ones, nor those the journal holds.
+      total: this.plan.toSend,
       rate: this.sent / Math.max(0.001, (now - this.startedAtMs) / 1000),
     };
     if (wait && wait.endsAtMs > now) {
@@ -247,11 +252,7 @@ export class ProgressLine {
    */
   private etaMs(now: number, rate: number, waitMs: number | undefined): number | undefined {
     const left =
-      this.plan.toSend !== undefined
-        ? Math.max(0, this.plan.toSend - this.sent)
-        : this.plan.total !== undefined
-          ? Math.max(0, this.plan.total - this.done)
-          : undefined;
+      this.plan.toSend !== undefined ? Math.max(0, this.plan.toSend - this.sent) : undefined;
     if (left === undefined || left === 0) return undefined;
     const state = this.readQuota(now);
     // A length read from a window under way can only come out short, and shorter with every

@@ -11,7 +11,7 @@ describe('the progress line', () => {
     const clock = fakeClock();
     const io = captureIo();
     const line = new ProgressLine(io.stderr, clock);
-    line.start({ total: 20, toSend: 20 });
+    line.start({ toSend: 20 });
     await line.waiter()(3_500, notice);
     const shown = frames(io.err()).map((frame) => /sending in (\d+) s/.exec(frame)?.[1]);
     // Drawn at the start, then at each whole second left, then once the wait is over.
@@ -26,7 +26,7 @@ describe('the progress line', () => {
     const start = clock.now();
     const state = { quota: { limit: 10, remaining: 0, resetAtMs: start + 12_000 } };
     const line = new ProgressLine(io.stderr, clock);
-    line.start({ total: 20, toSend: 20 }, () => state);
+    line.start({ toSend: 20 }, () => state);
     for (let i = 0; i < 10; i++) line.advance({ kind: 'created', sent: true });
     await clock.sleep(100);
     const waiting = line.waiter()(11_900, notice);
@@ -54,7 +54,7 @@ describe('the progress line', () => {
     const start = clock.now();
     const state = { quota: { limit: 10, remaining: 0, resetAtMs: start + 88_000 } };
     const line = new ProgressLine(captureIo().stderr, clock);
-    line.start({ total: 35, toSend: 35 }, () => state);
+    line.start({ toSend: 35 }, () => state);
     for (let i = 0; i < 10; i++) line.advance({ kind: 'created', sent: true });
     const first = line.stats().etaMs!;
     // 25 left: the 88 s left of this window, then two more windows of at least 88 s.
@@ -65,26 +65,44 @@ describe('the progress line', () => {
     }
   });
 
-  it('leaves skipped records out of the rate, and counts them as done', async () => {
+  it('leaves skipped records out of the rate and the count, and says them beside it', async () => {
     const clock = fakeClock();
     const io = captureIo();
     const line = new ProgressLine(io.stderr, clock);
-    line.start({ total: 300, toSend: 100 });
+    line.start({ toSend: 100 });
     for (let i = 0; i < 200; i++) line.advance({ kind: 'skipped' });
     await clock.sleep(10_000);
     for (let i = 0; i < 20; i++) line.advance({ kind: 'created', sent: true });
     const stats = line.stats();
-    expect(stats).toMatchObject({ done: 220, skipped: 200, total: 300, rate: 2 });
+    expect(stats).toMatchObject({ done: 20, skipped: 200, total: 100, rate: 2 });
     // 80 creates left at the pace of sending; the skipped ones took none of it.
     expect(renderProgress(stats)).toBe(
-      '220/300 [###############.....] 73% · 200 skipped · 2.0/s · ETA 40 s',
+      '20/100 [####................] 20% · 200 skipped · 2.0/s · ETA 40 s',
     );
+  });
+
+  it('counts to the records to send, as the plan does: not to the invalid rows', () => {
+    // 300 rows, 3 of them invalid: the plan says `297 to send`, and so does the line.
+    const clock = fakeClock();
+    const line = new ProgressLine(captureIo().stderr, clock);
+    line.start({ toSend: 297 });
+    for (let i = 0; i < 3; i++) line.advance({ kind: 'failed', sent: false });
+    for (let i = 0; i < 60; i++) line.advance({ kind: 'created', sent: true });
+    // Held back by the journal: not sent, not counted.
+    line.advance({ kind: 'unknown', sent: false });
+    expect(line.stats()).toMatchObject({ done: 60, total: 297 });
+    expect(renderProgress(line.stats())).toMatch(/^60\/297 /);
+    // A failed or unknown create was sent: it counts; so does a record a stop cut off.
+    line.advance({ kind: 'failed', sent: true });
+    line.advance({ kind: 'unknown', sent: true });
+    line.advance({ kind: 'notSent' });
+    expect(line.stats().done).toBe(63);
   });
 
   it('follows the pace of sending after a burst, when no quota is known', async () => {
     const clock = fakeClock();
     const line = new ProgressLine(captureIo().stderr, clock);
-    line.start({ total: 200, toSend: 200 });
+    line.start({ toSend: 200 });
     for (let i = 0; i < 60; i++) line.advance({ kind: 'created', sent: true });
     for (let s = 1; s <= 20; s++) {
       await clock.sleep(1_000);
@@ -178,7 +196,7 @@ describe('the progress line on a terminal of any width', () => {
         return () => (resize = () => {});
       },
     });
-    line.start({ total: 300, toSend: 300 });
+    line.start({ toSend: 300 });
     const waiting = line.waiter()(5_000, notice);
     const wide = frames(io.err()).at(-1)!;
     expect(wide.length).toBeGreaterThan(80);
@@ -204,7 +222,7 @@ describe('messages written above the progress line', () => {
     const clock = fakeClock();
     const io = captureIo();
     const line = new ProgressLine(io.stderr, clock, { columns: () => 80, width: (t) => t.length });
-    line.start({ total: 10, toSend: 10 });
+    line.start({ toSend: 10 });
     line.advance({ kind: 'created', sent: true });
     const notices = new StderrNotices(io.stderr, false);
     notices.keepBelow(line);

@@ -189,9 +189,10 @@ Know before you send: --dry-run
   Reads and checks every record and sends no create. It prints the records (valid,
   invalid), what the journal already holds, the key's quota, and the least time the
   rest will take under it. When nothing is known of the key yet it sends one GET
-  /pets?limit=1, and says so. It writes nothing: the journal is only read, never
-  locked, started or repaired. Exit 0 when every record is valid, 1 when some are
-  not. With --json, the plan is one JSON object.
+  /pets?limit=1 (retried on a network failure, as any request), and says what it
+  sent: nothing, when that GET never reached the server. It writes nothing: the
+  journal is only read, never locked, started or repaired. Exit 0 when every record
+  is valid, 1 when some are not. With --json, the plan is one JSON object.
 
 How long a batch waits
 
@@ -209,8 +210,9 @@ How long a batch waits
 Progress
 
   On a terminal a run starts with its plan in one line (300 to send · 60 per minute
-  · about 5 min), then a progress line: done/total, the rate, an ETA that counts the
-  windows the quota still imposes, and during a wait a countdown, every second.
+  · about 5 min), then a progress line: how many of those to send are done (60/300;
+  invalid rows and records the journal skips are not counted), the rate, an ETA that
+  counts the windows the quota still imposes, and during a wait a countdown, every second.
   The line fits the terminal's width at each draw, and after a resize: a narrow one
   drops the rate, then words, then the bar; below 40 columns only the count and the
   time are left. Warnings are written above it. Nothing in a pipe or with --quiet.
