@@ -30,6 +30,8 @@ export interface PetsApiOptions {
    * when it has no use for the count (the server states no limit).
    */
   expectRequests?: (count: number) => boolean;
+  /** Requests this process has sent through the rate gate: what a message may say was sent. */
+  requestsSent?: () => number;
 }
 
 /** How a call can be stopped: `signal` cancels it outright; `stopSending` only keeps it from
@@ -75,6 +77,11 @@ export class PetsApi {
    */
   expectRequests(count: number): boolean {
     return this.options.expectRequests?.(count) ?? false;
+  }
+
+  /** Requests sent so far through the gate, retries included; undefined without a gate. */
+  requestsSent(): number | undefined {
+    return this.options.requestsSent?.();
   }
 
   async listPets(query: ListQuery, options: CallOptions = {}): Promise<Pet[]> {

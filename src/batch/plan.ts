@@ -161,8 +161,10 @@ export interface QuotaOutlook {
   /** Nothing may be sent before this (a 429's Retry-After, a ban). */
   blockedUntilMs?: number;
   banned?: boolean;
-  /** One request was sent to learn it (--dry-run, when nothing was known). */
+  /** A request was sent to learn it (--dry-run, when nothing was known). */
   asked: boolean;
+  /** How many were sent to learn it, retries included, when one was tried. */
+  askedRequests?: number;
 }
 
 /** The part of the rate gate's state that an outlook reads. */

@@ -216,6 +216,7 @@ export function createDeps({
         now: clock.now,
         rateLimitState: () => keyGate.snapshot,
         expectRequests: (count) => keyGate.expect(count),
+        requestsSent: () => keyGate.sentCount,
       });
     },
     async close() {

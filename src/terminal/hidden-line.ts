@@ -134,9 +134,10 @@ export function readHiddenLine(
 function refused(subject: string, why: 'editing key' | 'too long'): UsageError {
   return why === 'too long'
     ? new UsageError(`${subject} is longer than ${MAX_HIDDEN_LINE} characters`, {
-        hint: 'Check what was pasted; nothing was sent or saved.',
+        // Of this answer alone: at a login's second try, the key typed first was sent.
+        hint: 'Check what was pasted; it was not sent, and nothing was saved.',
       })
     : new UsageError(`${subject} was typed with arrow keys or other editing keys`, {
-        hint: 'Nothing was sent or saved. Type or paste it alone; Backspace, Ctrl-U and Ctrl-W are the editing keys that work.',
+        hint: 'It was not sent, and nothing was saved. Type or paste it alone; Backspace, Ctrl-U and Ctrl-W are the editing keys that work.',
       });
 }

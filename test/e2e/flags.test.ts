@@ -1,4 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
@@ -391,5 +393,143 @@ describe('what was sent, said truly', () => {
     expect(result.stderr).toContain('nothing was sent');
     expect(result.stderr).not.toMatch(/^> /m);
     expect(sent.received()).toEqual([]);
+  });
+});
+
+/** A loopback address with nothing listening: a port just freed. */
+async function deadBaseUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}/v1`;
+}
+
+/** The requests --debug traced as sent (`> GET …`) and the answers (`< 200`). */
+const traced = (stderr: string) => ({
+  sent: stderr.split('\n').filter((line) => line.startsWith('> ')).length,
+  answered: stderr.split('\n').filter((line) => /^< \d{3}\b/.test(line)).length,
+});
+
+describe('every message about what was sent, against the --debug trace', () => {
+  const records = () => {
+    const file = join(tempDir('pets-sent-'), 'pets.ndjson');
+    writeFileSync(file, '{"name":"S","categoryId":1}\n');
+    return file;
+  };
+
+  it('a batch dry run that reached the server says the one GET it sent', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(['add', '--file', records(), '--dry-run', '--debug'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('sent\tone GET /pets?limit=1, to learn the quota; no create\n');
+    expect(traced(result.stderr)).toEqual({ sent: 1, answered: 1 });
+    expect(sent.received()).toEqual(['GET /v1/pets?limit=1']);
+  });
+
+  it('a batch dry run with nothing listening says it sent nothing, though it tried', async () => {
+    const result = await runBinary(['add', '--file', records(), '--dry-run', '--debug'], {
+      ...env,
+      PETS_BASE_URL: await deadBaseUrl(),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      'sent\tnothing: the GET /pets?limit=1 to learn the quota did not reach the server\n',
+    );
+    expect(result.stdout).not.toContain('one GET');
+    // Tried, as the trace shows, and refused before a byte left.
+    expect(result.stderr).toMatch(/connection refused/);
+    expect(traced(result.stderr).answered).toBe(0);
+    const json = await runBinary(['add', '--file', records(), '--dry-run', '--json'], {
+      ...env,
+      PETS_BASE_URL: await deadBaseUrl(),
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({ quota: { asked: false } });
+  });
+
+  it('a batch dry run whose quota is known says it sent nothing, and traced nothing', async () => {
+    await runBinary(['quota'], env);
+    const sent = countFromNow();
+    const result = await runBinary(['add', '--file', records(), '--dry-run', '--debug'], env);
+    expect(result.stdout).toContain('sent\tnothing\n');
+    expect(traced(result.stderr).sent).toBe(0);
+    expect(sent.received()).toEqual([]);
+  });
+
+  it('pets quota says when it asked the server, and when nothing was sent', async () => {
+    const limited = await startSandbox({ plan: 'free' });
+    try {
+      const limitedEnv = apiEnv(limited);
+      const first = await runBinary(['quota', '--debug'], limitedEnv);
+      expect(first.stdout).toContain('source\tasked the server\n');
+      expect(traced(first.stderr)).toEqual({ sent: 1, answered: 1 });
+      const second = await runBinary(['quota', '--debug'], limitedEnv);
+      expect(second.stdout).toContain('source\tlast answer (nothing sent)\n');
+      expect(traced(second.stderr).sent).toBe(0);
+      expect(limited.requestLog).toHaveLength(1);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a single add says nothing reached the server when nothing listens', async () => {
+    const result = await runBinary(['add', '--name', 'N', '--category-id', '1', '--debug'], {
+      ...env,
+      PETS_PROFILE: 'staging',
+      PETS_BASE_URL: await deadBaseUrl(),
+    });
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('nothing reached the server: the pet was not created');
+    expect(traced(result.stderr).answered).toBe(0);
+  });
+
+  it('a single add --dry-run says it sent nothing, and traced nothing', async () => {
+    const sent = countFromNow();
+    const result = await runBinary(
+      ['add', '--name', 'D', '--category-id', '1', '--dry-run', '--debug'],
+      env,
+    );
+    expect(result.stdout).toContain('sent\tnothing (dry run)\n');
+    expect(traced(result.stderr).sent).toBe(0);
+    expect(sent.received()).toEqual([]);
+  });
+
+  it('a stop at the rate limit says nothing was sent, and traced nothing', async () => {
+    const limited = await startSandbox({ plan: 'free', rpm: 1 });
+    try {
+      const limitedEnv = apiEnv(limited);
+      expect((await runBinary(['list'], limitedEnv)).code).toBe(0);
+      const result = await runBinary(['--max-wait', '0', 'list', '--debug'], limitedEnv);
+      expect(result.code).toBe(5);
+      expect(result.stderr).toContain('nothing was sent');
+      expect(traced(result.stderr).sent).toBe(0);
+      expect(limited.requestLog).toHaveLength(1);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('a refused pets api write says nothing was sent, and traced nothing', async () => {
+    const result = await runBinary(['api', '/pets', '-f', 'name=T', '--debug'], {
+      ...env,
+      PETS_PROFILE: 'production',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('nothing was sent');
+    expect(traced(result.stderr).sent).toBe(0);
+  });
+});
+
+describe.skipIf(!hasScript)('the progress line', { timeout: 60_000 }, () => {
+  it('counts to the records to send, as the plan does, not to the invalid rows', async () => {
+    const file = join(tempDir('pets-progress-'), 'pets.ndjson');
+    const rows = Array.from({ length: 6 }, (_, i) => `{"name":"P${i}","categoryId":1}`);
+    writeFileSync(file, [...rows, '{"name":""}', 'not json'].join('\n'));
+    const term = onTerminal(['add', '--file', file], { ...env, PETS_PROFILE: 'staging' });
+    expect(await term.exited).toBe(1);
+    const screen = term.screen();
+    expect(screen).toContain('6 to send');
+    expect(screen).toMatch(/\b\d\/6 /);
+    expect(screen).not.toMatch(/\b\d\/8\b/);
   });
 });

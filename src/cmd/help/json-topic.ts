@@ -120,8 +120,8 @@ export const PLAN_QUOTA: Shape = {
   name: 'PlanQuota',
   fields: ['known', 'limit', 'remaining', 'resetAt', 'windowSeconds', 'blockedUntil', 'asked'],
   about:
-    'known is "window", "unlimited" or "unknown"; asked is true when one GET was sent to ' +
-    'learn it',
+    'known is "window", "unlimited" or "unknown"; asked is true when a GET was sent to ' +
+    'learn it (false when it never reached the server)',
 };
 
 /** What each command with JSON output prints on stdout (cmd/shared/json-output.ts lists them). */

@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import type { AddBatchResult, RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { PetsApi } from '../../api/client.js';
-import { PetsError, UsageError, type ErrorJson } from '../../core/errors.js';
+import { NetworkError, PetsError, UsageError, type ErrorJson } from '../../core/errors.js';
 import type { Column } from '../../output/render.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
 import type { InputFormat } from '../../batch/input/format.js';
@@ -323,14 +323,23 @@ async function makePlan(
   let askFailed: PetsError | undefined;
   if (ask && outlook.kind === 'unknown' && outlook.blockedUntilMs === undefined) {
     // Nothing known yet: one cheap GET tells the window, as `pets quota` does.
+    const before = api.requestsSent();
     try {
       await api.listPets({ limit: 1 }, { signal: session.deps.signal });
     } catch (error) {
       if (!(error instanceof PetsError)) throw error;
       askFailed = error;
     }
+    // What the gate let go, not what was tried: a GET that never connected was not sent.
+    const after = api.requestsSent();
+    const sent =
+      before !== undefined && after !== undefined
+        ? after - before
+        : askFailed instanceof NetworkError && !askFailed.requestMayHaveArrived
+          ? 0
+          : 1;
     state = api.rateLimitState();
-    outlook = quotaOutlook(state, now(), { asked: true });
+    outlook = { ...quotaOutlook(state, now(), { asked: sent > 0 }), askedRequests: sent };
   }
   return {
     options,
@@ -411,9 +420,7 @@ async function importRecords(
   if (progress) {
     const { startLine } = await import('./add-plan.js');
     session.notice(startLine(plan, session.deps.clock.now()), { code: 'plan' });
-    progress.start({ total: plan.records?.total, toSend: plan.records?.toSend }, () =>
-      api.rateLimitState(),
-    );
+    progress.start({ toSend: plan.records?.toSend }, () => api.rateLimitState());
     session.stderr.keepBelow(progress);
   }
   const concurrency = options.concurrency ?? defaultConcurrency(api.rateLimitState());

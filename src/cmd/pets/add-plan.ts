@@ -119,11 +119,20 @@ export function planFields(plan: BatchPlan, nowMs: number): Array<[string, strin
     ]);
   }
   if (records) fields.push(['time', timeField(plan, nowMs)]);
-  fields.push([
-    'sent',
-    quota.asked ? 'one GET /pets?limit=1, to learn the quota; no create' : 'nothing',
-  ]);
+  fields.push(['sent', sentField(quota)]);
   return fields;
+}
+
+/** What the dry run sent, as the gate counted it: a GET that never connected was not sent. */
+function sentField(quota: QuotaOutlook): string {
+  const count = quota.askedRequests ?? (quota.asked ? 1 : 0);
+  // Tried, as --debug shows, and refused before a byte left (nothing listening, say).
+  if (count === 0 && quota.askedRequests === 0) {
+    return 'nothing: the GET /pets?limit=1 to learn the quota did not reach the server';
+  }
+  if (count === 0) return 'nothing';
+  const gets = count === 1 ? 'one GET /pets?limit=1' : `GET /pets?limit=1, ${count} times`;
+  return `${gets}, to learn the quota; no create`;
 }
 
 function quotaField(quota: QuotaOutlook, nowMs: number): string {
