@@ -1,20 +1,63 @@
 import { hash } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFolder } from '../config/owned-files.js';
 import { SharedStateError } from '../core/errors.js';
+import { fileLock } from '../core/file-lock.js';
 
 // The journals of each target, kept in the state folder, so that a run whose journal is new can
-// find the journals that already hold its records: a renamed, copied or moved input gets a
-// journal of its own by default, and would send every record again.
-//   <state folder>/journals/<the target's hash>: one journal's real path a line, as JSON.
-// A line is appended whole (O_APPEND, far below a page), so that runs need no lock to add.
+// find the journals that already hold its records: a renamed, copied or moved input, or the
+// same records piped again, gets a journal of its own, and would send every record again.
+//   <state folder>/journals/<the target's hash>: one entry a line, as JSON:
+//   {"journal":"<real path>","head":["<record name>",…]}
+// `head` names the run's first records: a run started at the same moment as another has
+// journaled nothing yet, and is found by them. The list is read, checked against and written
+// under its lock (core/file-lock.ts), so that of two runs started at once the second sees the
+// first; it is written whole, to a new file renamed into place.
+
+/** How many of a run's first records its entry names. */
+export const HEAD_RECORDS = 1_000;
+
+// A run holds the lock while it compares its input with the other journals: a large input
+// takes a while, and the others wait for it, rather than start unchecked.
+const LOCK_WAIT_MS = 15 * 60_000;
+
+export interface RegistryEntry {
+  /** The journal's real path. */
+  journal: string;
+  /** The names of its run's first records (HEAD_RECORDS at most), as the journal names them. */
+  head: string[];
+}
+
+/** The list, as its lock's holder sees and changes it. */
+export interface HeldRegistry {
+  entries(): RegistryEntry[];
+  /** Keeps only the entries `keep` says still count (a journal deleted, or that holds nothing). */
+  prune(keep: (entry: RegistryEntry) => boolean): void;
+  /** Lists `entry`, in place of what was listed for its journal. */
+  add(entry: RegistryEntry): void;
+}
 
 export interface JournalRegistry {
-  /** The journals listed for the target that still exist, other than `journal`. */
-  others(journal: string): string[];
-  /** Lists `journal` (a real path) for the target, once. */
-  add(journal: string): void;
+  /** The entries as they are now, read without the lock (a dry run, which writes nothing). */
+  entries(): RegistryEntry[];
+  /** Runs `work` holding the list's lock: what it checks and adds is one step for all runs. */
+  hold<T>(work: (held: HeldRegistry) => Promise<T>): Promise<T>;
+}
+
+function parseEntry(line: string): RegistryEntry | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined; // a line torn by an older pets, which appended: its run lists it again
+  }
+  // An older pets listed the path alone.
+  if (typeof value === 'string') return { journal: value, head: [] };
+  const entry = value as Partial<RegistryEntry> | null;
+  if (typeof entry?.journal !== 'string') return undefined;
+  const head = Array.isArray(entry.head) ? entry.head.filter((n) => typeof n === 'string') : [];
+  return { journal: entry.journal, head };
 }
 
 export function journalRegistry(
@@ -23,33 +66,59 @@ export function journalRegistry(
 ): JournalRegistry {
   const folder = join(stateFolder, 'journals');
   const file = join(folder, hash('sha256', `${target.origin}\n${target.key}`, 'hex').slice(0, 16));
-  const listed = (): string[] => {
+  const read = (): RegistryEntry[] => {
     let text: string;
     try {
       text = readFileSync(file, 'utf8');
     } catch {
       return [];
     }
-    const paths = new Set<string>();
+    const byJournal = new Map<string, RegistryEntry>();
     for (const line of text.split('\n')) {
-      try {
-        const path: unknown = JSON.parse(line);
-        if (typeof path === 'string') paths.add(path);
-      } catch {
-        // a line torn by a crash: its journal is listed again by its next run
-      }
+      const entry = line ? parseEntry(line) : undefined;
+      if (entry) byJournal.set(entry.journal, entry);
     }
-    return [...paths];
+    return [...byJournal.values()];
+  };
+  const write = (entries: RegistryEntry[]) => {
+    const next = `${file}.${process.pid}.new`;
+    try {
+      writeFileSync(next, entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''), {
+        mode: 0o600,
+      });
+      renameSync(next, file);
+    } catch (error) {
+      rmSync(next, { force: true });
+      throw new SharedStateError(stateFolder, error, 'journals');
+    }
   };
   return {
-    others: (journal) => listed().filter((path) => path !== journal && existsSync(path)),
-    add(journal) {
-      if (listed().includes(journal)) return;
+    entries: read,
+    async hold(work) {
+      let release: () => void;
       try {
         createFolder(folder);
-        appendFileSync(file, `${JSON.stringify(journal)}\n`, { mode: 0o600 });
+        release = await fileLock(file).take(LOCK_WAIT_MS);
       } catch (error) {
         throw new SharedStateError(stateFolder, error, 'journals');
+      }
+      try {
+        let entries = read();
+        return await work({
+          entries: () => entries,
+          prune(keep) {
+            const kept = entries.filter(keep);
+            if (kept.length === entries.length) return;
+            entries = kept;
+            write(entries);
+          },
+          add(entry) {
+            entries = [...entries.filter((e) => e.journal !== entry.journal), entry];
+            write(entries);
+          },
+        });
+      } finally {
+        release();
       }
     },
   };

@@ -70,6 +70,11 @@ export interface FileLock {
   takeSync(waitMs: number): Release;
   /** Takes the lock, waiting up to `waitMs`. */
   take(waitMs: number): Promise<Release>;
+  /**
+   * Whether another process holds the lock now and is not provably gone (a holder elsewhere
+   * counts as live until its lease lapses), looked at without taking it.
+   */
+  heldByOther(): boolean;
 }
 
 export interface LeaseTiming {
@@ -193,6 +198,10 @@ class Lock implements FileLock {
       if (this.timing.monotonicMs() >= deadline && !taken.undecided) throw new LockTimeout(taken);
       await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 20));
     }
+  }
+
+  heldByOther(): boolean {
+    return !this.holding && this.holder() !== undefined;
   }
 
   private prepare(): void {

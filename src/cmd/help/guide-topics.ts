@@ -237,8 +237,12 @@ The journal: at most once per record
   A renamed, moved or copied file gets a journal of its own. So a run whose journal
   is new first reads the other journals of its profile, address and key (listed in
   the state folder): if one holds records of this file, the run is refused (exit
-  2), naming that journal and the command that resumes it with this file.
-  --new-run sends those records again anyway.
+  2), naming that journal and the command that resumes it with this file. So is
+  a run on copies of the file started at the same moment as another: each lists
+  its first 1,000 records, and the list is checked and added to one run at a
+  time. Records from stdin are compared by their first 1,000, read before
+  anything is sent. --new-run sends those records again anyway. Journals deleted,
+  or that hold no records and no run has open, drop out of the list.
 
   One run at a time holds a journal, however it is named, and from another PID
   namespace too (a container sharing the folder): a run there cannot be seen, so it

@@ -11,7 +11,13 @@ import { defaultConcurrency } from '../../batch/concurrency.js';
 import type { InputFormat } from '../../batch/input/format.js';
 import type { InputRecord, ReadNotes } from '../../batch/input/index.js';
 import type { Journal, JournalTarget } from '../../batch/journal.js';
-import { journalRegistry, type JournalRegistry } from '../../batch/journal-registry.js';
+import {
+  HEAD_RECORDS,
+  journalRegistry,
+  type JournalRegistry,
+  type RegistryEntry,
+} from '../../batch/journal-registry.js';
+import { fileLock } from '../../core/file-lock.js';
 import { configDir } from '../../config/paths.js';
 import type { BatchOptions, BatchPlan, RecordSurvey } from '../../batch/plan.js';
 import { confirmProtectedProfile } from '../shared/confirm.js';
@@ -135,7 +141,8 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
     // A dry run reads the journal and writes nothing: no lock, no header, no journal where
     // there was none.
     const journal = readJournal(options.journal, journalTarget, place);
-    await refuseRecordsOfOtherRuns(session, options, source, journal, journalTarget);
+    const others = registryOf(session, journalTarget).entries();
+    await refuseRecordsOfOtherRuns(session, options, source, journal, journalTarget, others, true);
     await dryRun(session, target, options, source, journal);
     return;
   }
@@ -164,7 +171,9 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
 
 /**
  * The run's journal, opened by `open`, once no other journal of the target holds its records;
- * then listed for the target. A journal this run made and then refused is removed.
+ * then listed for the target. The list is checked and added to under its lock: of two runs
+ * started at once on copies of one input, the second finds the first. A journal this run made
+ * and then refused is removed.
  */
 async function openRunJournal(
   session: Session,
@@ -176,13 +185,51 @@ async function openRunJournal(
   const existed = existsSync(options.journal);
   const journal = open();
   try {
-    await refuseRecordsOfOtherRuns(session, options, source, journal, target);
-    registryOf(session, target).add(realpathSync(options.journal));
+    const own = realpathSync(options.journal);
+    const [{ readJournal }, { recordNamer }] = await Promise.all([
+      import('../../batch/journal.js'),
+      import('../../batch/plan.js'),
+    ]);
+    await registryOf(session, target).hold(async (held) => {
+      // What no longer holds records drops out: a journal deleted, or no longer this target's,
+      // or one that holds none and that no run has open.
+      held.prune((entry) => entry.journal === own || stillHolds(entry, target, readJournal));
+      await refuseRecordsOfOtherRuns(session, options, source, journal, target, held.entries());
+      const nameOf = recordNamer({ records: 0 });
+      const head = (await source.head()).flatMap((record) =>
+        record.pet ? [nameOf(record.pet)] : [],
+      );
+      held.add({ journal: own, head });
+    });
     return journal;
   } catch (error) {
     if (!existed) rmSync(options.journal, { force: true });
     journal.close();
     throw error;
+  }
+}
+
+/** Whether a listed journal still stands for records of the target: the registry keeps it. */
+function stillHolds(
+  entry: RegistryEntry,
+  target: JournalTarget,
+  readJournal: typeof import('../../batch/journal.js').readJournal,
+): boolean {
+  if (!existsSync(entry.journal)) return false;
+  try {
+    if (readJournal(entry.journal, target).records > 0) return true;
+  } catch {
+    return false; // no longer a journal of this target
+  }
+  return journalInUse(entry.journal);
+}
+
+/** Whether a run has the journal open now (its lock is held by a process not provably gone). */
+function journalInUse(path: string): boolean {
+  try {
+    return fileLock(path).heldByOther();
+  } catch {
+    return false;
   }
 }
 
@@ -193,9 +240,11 @@ function registryOf(session: Session, target: JournalTarget): JournalRegistry {
 
 /**
  * A run whose journal is new must not send what another journal of the target holds: the same
- * records under another name (a renamed, copied or moved input). Found by content, through
- * the registry of the target's journals, and refused (exit 2) unless --new-run. Records read
- * from stdin can be read only once: they are not compared.
+ * records under another name (a renamed, copied or moved input, or records piped again). Found
+ * by content, through the registry of the target's journals, and refused (exit 2) unless
+ * --new-run. A run under way on another journal also holds the first records of its input
+ * (its entry's head), which it may not have journaled yet. Records from stdin are read once:
+ * their first HEAD_RECORDS are compared (RecordInput.comparable).
  */
 async function refuseRecordsOfOtherRuns(
   session: Session,
@@ -203,29 +252,58 @@ async function refuseRecordsOfOtherRuns(
   source: RecordInput,
   journal: Pick<Journal, 'records' | 'previous'>,
   target: JournalTarget,
+  entries: RegistryEntry[],
+  dryRun = false,
 ): Promise<void> {
-  if (journal.records > 0 || options.file === '-' || options.newRun) return;
-  const [{ readJournal }, { surveyRecords }] = await Promise.all([
+  if (journal.records > 0 || options.newRun) return;
+  const [{ readJournal }, { planRecord, recordNamer }] = await Promise.all([
     import('../../batch/journal.js'),
     import('../../batch/plan.js'),
   ]);
-  for (const other of registryOf(session, target).others(realPathOf(options.journal))) {
+  const own = realPathOf(options.journal);
+  for (const entry of entries) {
+    if (entry.journal === own) continue;
+    const other = entry.journal;
     let earlier: Pick<Journal, 'records' | 'previous'>;
     try {
       earlier = readJournal(other, target);
     } catch {
-      continue; // no longer a journal of this target
+      continue; // gone, or no longer a journal of this target
     }
-    if (earlier.records === 0) continue;
-    const survey = await surveyRecords(await source.records(), earlier, false);
-    const held = survey.created + survey.unknown;
-    if (held === 0) continue;
-    const resume = resumeCommand({ ...options, journal: other, journalGiven: other });
+    // A dry run writes nothing, not even a dead holder's lock away: it reads journals only.
+    const head = !dryRun && journalInUse(other) ? new Set(entry.head) : new Set<string>();
+    if (earlier.records === 0 && head.size === 0) continue;
+    const nameOf = recordNamer(earlier);
+    let held = 0;
+    let sending = 0;
+    for await (const record of await source.comparable()) {
+      if (!record.pet) continue;
+      const name = nameOf(record.pet);
+      const plan = planRecord(earlier.previous(name), false);
+      if (plan === 'skip-created' || plan === 'hold-unknown') held++;
+      else if (head.has(name)) sending++;
+    }
+    if (held + sending === 0) continue;
+    refuseOverlap(options, other, held, sending);
+  }
+}
+
+function refuseOverlap(options: BatchOptions, other: string, held: number, sending: number): never {
+  const resume = resumeCommand({ ...options, journal: other, journalGiven: other });
+  const count = (n: number) => `${n} ${n === 1 ? 'record' : 'records'}`;
+  const input = options.file === '-' ? 'stdin' : options.file;
+  if (held > 0) {
     throw new UsageError(
-      `${held} ${held === 1 ? 'record' : 'records'} of ${options.file} ${held === 1 ? 'is' : 'are'} already in the journal ${other}, of an earlier run on this profile and key (--new-run sends them again); nothing was sent`,
-      { hint: `Resume that run with this file: ${resume}` },
+      `${count(held)} of ${input} ${held === 1 ? 'is' : 'are'} already in the journal ${other}, of an earlier run on this profile and key (--new-run sends them again); nothing was sent`,
+      { hint: `Resume that run with this ${options.file === '-' ? 'input' : 'file'}: ${resume}` },
     );
   }
+  throw new UsageError(
+    `${count(sending)} of ${input} ${sending === 1 ? 'is' : 'are'} being sent by another run on this profile and key, with the journal ${other} (--new-run sends them again); nothing was sent`,
+    {
+      hint: `Wait for that run to end, then resume it with this ${options.file === '-' ? 'input' : 'file'}: ${resume}`,
+    },
+  );
 }
 
 /** The real path of `path`, or of its folder when it does not exist yet. */
@@ -244,6 +322,10 @@ interface RecordInput {
   fromContent: boolean;
   /** The records; `notes` counts what the readers set aside (ids). */
   records(notes?: ReadNotes): Promise<AsyncIterable<InputRecord>>;
+  /** The first HEAD_RECORDS records. */
+  head(): Promise<InputRecord[]>;
+  /** The records compared with other journals: all of a file's, the head of stdin's. */
+  comparable(): Promise<Iterable<InputRecord> | AsyncIterable<InputRecord>>;
 }
 
 /**
@@ -257,36 +339,94 @@ async function recordInput(
   format: InputFormat | undefined,
 ): Promise<RecordInput> {
   const { readRecords, formatFromContent } = await import('../../batch/input/index.js');
-  const open = () =>
-    file === '-'
-      ? session.deps.io.stdin
-      : createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
-  if (format !== undefined) {
-    return {
-      format,
-      fromContent: false,
-      records: async (notes) => readRecords(open(), format, notes),
-    };
-  }
   if (file === '-') {
-    const peeked = await formatFromContent(open());
-    return {
-      format: peeked.format,
-      fromContent: true,
-      records: async (notes) => readRecords(peeked.input, peeked.format, notes),
-    };
+    const peeked =
+      format === undefined
+        ? await formatFromContent(session.deps.io.stdin)
+        : { format, input: session.deps.io.stdin };
+    // The ids stdin's reader sets aside: it reads once, for whichever caller asks first.
+    const notes: ReadNotes = { ids: 0 };
+    const records = readRecords(peeked.input, peeked.format, notes);
+    return stdinInput(records, notes, peeked.format, format === undefined);
   }
-  const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
-  let found: InputFormat;
-  try {
-    found = (await formatFromContent(stream)).format;
-  } finally {
-    stream.destroy();
+  const open = () => createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
+  let found = format;
+  if (found === undefined) {
+    const stream = open();
+    try {
+      found = (await formatFromContent(stream)).format;
+    } finally {
+      stream.destroy();
+    }
   }
+  const records = async (notes?: ReadNotes) => readRecords(open(), found, notes);
   return {
     format: found,
-    fromContent: true,
-    records: async (notes) => readRecords(open(), found, notes),
+    fromContent: format === undefined,
+    records,
+    head: async () => {
+      const head: InputRecord[] = [];
+      for await (const record of await records()) {
+        head.push(record);
+        if (head.length >= HEAD_RECORDS) break;
+      }
+      return head;
+    },
+    comparable: records,
+  };
+}
+
+/**
+ * Records from stdin, read once: the first HEAD_RECORDS are kept as they are read, to be
+ * compared with other journals before anything is sent (their content is what stdin is known
+ * by), then handed to the run ahead of the rest.
+ */
+function stdinInput(
+  all: AsyncIterable<InputRecord>,
+  readNotes: ReadNotes,
+  format: InputFormat,
+  fromContent: boolean,
+): RecordInput {
+  const reader = all[Symbol.asyncIterator]();
+  let head: InputRecord[] | undefined;
+  let ended = false;
+  const readHead = async () => {
+    if (head) return head;
+    head = [];
+    while (head.length < HEAD_RECORDS) {
+      const next = await reader.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      head.push(next.value);
+    }
+    return head;
+  };
+  let taken = false;
+  async function* records(notes?: ReadNotes): AsyncIterable<InputRecord> {
+    try {
+      yield* await readHead();
+      while (!ended) {
+        const next = await reader.next();
+        if (next.done) break;
+        yield next.value;
+      }
+    } finally {
+      if (notes) notes.ids += readNotes.ids;
+      await reader.return?.();
+    }
+  }
+  return {
+    format,
+    fromContent,
+    records: async (notes) => {
+      if (taken) throw new Error('the records of stdin are read once');
+      taken = true;
+      return records(notes);
+    },
+    head: readHead,
+    comparable: readHead,
   };
 }
 
