@@ -60,6 +60,8 @@ export function onTerminal(
     { env: { PATH: process.env.PATH, TERM: 'xterm', ...env } },
   );
   let raw = '';
+  // Keys typed as pets ends (Ctrl-C to a run that just exited) are nobody's to read.
+  child.stdin.on('error', () => {});
   const waiters = new Set<() => void>();
   child.stdout.setEncoding('utf8').on('data', (text: string) => {
     raw += text;
