@@ -70,6 +70,8 @@ export interface BatchOptions {
   newRun?: boolean;
   /** --json, --jq and --quiet, for the resume command. */
   output?: { json: boolean; jq?: string; quiet: boolean };
+  /** The profile is protected, and whether --yes was given: what a dry run says a run asks. */
+  guard?: { protected: boolean; yes: boolean };
 }
 
 export interface InvalidRecord {

@@ -119,6 +119,28 @@ describe('flags that act only with another', () => {
   });
 });
 
+describe('--yes in a batch dry run', () => {
+  it('says what a real run on a protected profile would ask, with and without it', async () => {
+    const file = join(tempDir('pets-dry-yes-'), 'pets.ndjson');
+    writeFileSync(file, '{"name":"Y","categoryId":1}\n');
+    const sent = countFromNow();
+    const asks = await runBinary(['add', '--file', file, '--dry-run'], env);
+    expect(asks.stdout).toContain(
+      "protected\tyes; a real run asks you to type the profile's name (in a pipe, it needs --yes)\n",
+    );
+    const yes = await runBinary(['add', '--file', file, '--dry-run', '--yes'], env);
+    expect(yes.stdout).toContain('protected\tyes; with --yes a real run asks nothing\n');
+    const json = await runBinary(['add', '--file', file, '--dry-run', '--yes', '--json'], env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ protected: true, asks: false });
+    const staging = await runBinary(['add', '--file', file, '--dry-run', '--json'], {
+      ...env,
+      PETS_PROFILE: 'staging',
+    });
+    expect(JSON.parse(staging.stdout)).toMatchObject({ protected: false, asks: false });
+    expect(sent.posts()).toBe(0);
+  });
+});
+
 describe('pets api writes on a protected profile', () => {
   const production = () => ({ ...env, PETS_PROFILE: 'production' });
 

@@ -88,6 +88,8 @@ export const PLAN: Shape = {
     'formatFrom',
     'profile',
     'baseUrl',
+    'protected',
+    'asks',
     'journal',
     'records',
     'invalid',
@@ -99,7 +101,8 @@ export const PLAN: Shape = {
     'add --file --dry-run: formatFrom is "flag", "extension" or "content" (the first ' +
     'non-blank byte); records is PlanRecords (null for none read); invalid is ' +
     '[{"line":N,"problem":"…"}, …]; estimate is {"seconds":N,"endsAt":ISO} or null when no ' +
-    'limit is known; command runs the plan for real',
+    'limit is known; asks is true when a real run on this protected profile would ask for ' +
+    'its name (false with --yes); command runs the plan for real, without --yes',
 };
 
 export const DRY_RUN: Shape = {

@@ -128,6 +128,7 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
       quiet: session.globals.quiet,
     },
     ...(flags.newRun ? { newRun: true } : {}),
+    guard: { protected: target.protected, yes: flags.yes === true },
   };
   const journalTarget = {
     origin: normalizedOrigin(target.baseUrl),

@@ -94,8 +94,9 @@ export function planFields(plan: BatchPlan, nowMs: number): Array<[string, strin
       `${options.file} (${options.format}${options.formatFromContent ? ', from its first bytes' : ''})`,
     ],
     ['target', `profile ${options.profile} at ${options.baseUrl}`],
-    ['journal', options.journal],
   ];
+  if (options.guard?.protected) fields.push(['protected', guardWords(options.guard.yes)]);
+  fields.push(['journal', options.journal]);
   if (records) {
     fields.push(
       [
@@ -121,6 +122,13 @@ export function planFields(plan: BatchPlan, nowMs: number): Array<[string, strin
   if (records) fields.push(['time', timeField(plan, nowMs)]);
   fields.push(['sent', sentField(quota)]);
   return fields;
+}
+
+/** What a real run does on a protected profile: --yes is what a dry run's plan tells of it. */
+function guardWords(yes: boolean): string {
+  return yes
+    ? 'yes; with --yes a real run asks nothing'
+    : "yes; a real run asks you to type the profile's name (in a pipe, it needs --yes)";
 }
 
 /** What the dry run sent, as the gate counted it: a GET that never connected was not sent. */
@@ -167,6 +175,8 @@ export function planJson(plan: BatchPlan, nowMs: number): Record<string, unknown
     formatFrom: options.formatGiven ? 'flag' : options.formatFromContent ? 'content' : 'extension',
     profile: options.profile,
     baseUrl: options.baseUrl,
+    protected: options.guard?.protected ?? false,
+    asks: options.guard ? options.guard.protected && !options.guard.yes : false,
     journal: options.journal,
     records: records
       ? {
