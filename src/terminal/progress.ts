@@ -3,6 +3,7 @@ import { formatDuration, type Clock } from '../core/clock.js';
 import { quotaOutlook, timeUnderQuotaMs, type GateView } from '../batch/plan.js';
 import type { Waiter } from '../ratelimit/gate.js';
 import type { Output } from './io.js';
+import { fitLine, LiveFrame, type LineFit, type LineTerminal } from './live-frame.js';
 
 export interface ProgressStats {
   /**
@@ -21,12 +22,6 @@ export interface ProgressStats {
   /** The wait under way for a send slot, if any. */
   waitMs?: number;
   waitReason?: string;
-}
-
-/** How a terminal measures text: its width in columns, and the one width function. */
-export interface LineFit {
-  columns: number;
-  width(text: string): number;
 }
 
 // Below this many columns the line holds only the count and the time.
@@ -74,8 +69,6 @@ export function renderProgress(stats: ProgressStats, fit?: LineFit): string {
   const full = join([head(FULL_BAR), skipped, rate, eta, wait]);
   if (!fit) return full;
 
-  const room = fit.columns - 1;
-  const fits = (line: string) => fit.width(line) <= room;
   const shortWait = !waiting ? undefined : pacing ? 'paced' : `sending in ${seconds} s`;
   const time = [eta, waiting && !pacing ? `in ${seconds} s` : undefined];
   const candidates: string[] = [];
@@ -92,15 +85,7 @@ export function renderProgress(stats: ProgressStats, fit?: LineFit): string {
     candidates.push(join([head(0), eta, shortWait]));
   }
   candidates.push(join([count, ...time]), join([count, time[1] ?? time[0]]), count);
-  const chosen = candidates.find(fits) ?? count;
-  return fits(chosen) ? chosen : cutToWidth(chosen, room, fit.width);
-}
-
-/** The longest start of `text` no wider than `columns`. */
-function cutToWidth(text: string, columns: number, width: (text: string) => number): string {
-  let cut = text;
-  while (cut.length > 0 && width(cut) > columns) cut = cut.slice(0, -1);
-  return cut;
+  return fitLine(candidates, fit);
 }
 
 /** What the progress line is told of the run ahead (the batch's plan). */
@@ -116,15 +101,6 @@ const TICK_MS = 1_000;
 const RATE_WINDOW_MS = 10_000;
 // The key's quota is read from the shared state at most this often.
 const QUOTA_READ_MS = 250;
-
-/** The terminal the line is drawn on: its width now, how text measures, and its resizes. */
-export interface ProgressTerminal {
-  /** Columns now, or undefined when the terminal does not say. */
-  columns(): number | undefined;
-  width(text: string): number;
-  /** Calls `listener` at each resize (SIGWINCH); returns what stops it. */
-  onResize?(listener: () => void): () => void;
-}
 
 /**
  * Draws the progress line on a terminal's stderr, at most ten times a second, fitted to the
@@ -152,16 +128,16 @@ export class ProgressLine {
   /** The window's length as first read from a Reset, until two resets tell it (windowMs). */
   private firstWindowMs?: number;
 
-  /** The frame on the screen, if any: a resize may have wrapped it over several rows. */
-  private shown = '';
+  private readonly frame: LiveFrame;
   private drawing = false;
   private stopResizes?: () => void;
 
   constructor(
-    private readonly stderr: Output,
+    stderr: Output,
     private readonly clock: Clock,
-    private readonly terminal?: ProgressTerminal,
+    terminal?: LineTerminal,
   ) {
+    this.frame = new LiveFrame(stderr, terminal);
     this.startedAtMs = clock.now();
     this.sendingSinceMs = this.startedAtMs;
   }
@@ -176,7 +152,8 @@ export class ProgressLine {
     this.startedAtMs = this.clock.now();
     this.sendingSinceMs = this.startedAtMs;
     this.drawing = true;
-    this.stopResizes = this.terminal?.onResize?.(() => this.resized());
+    // A resize redraws at the new width at once, not at the next second.
+    this.stopResizes = this.frame.followResizes(() => this.draw(true));
   }
 
   /**
@@ -289,39 +266,17 @@ export class ProgressLine {
     return this.quota.state;
   }
 
-  private fit(): LineFit | undefined {
-    const columns = this.terminal?.columns();
-    return this.terminal && columns ? { columns, width: this.terminal.width } : undefined;
-  }
-
   draw(force: boolean): void {
     if (!this.drawing) return;
     const now = this.clock.now();
     if (!force && now - this.lastDrawMs < REDRAW_MS) return;
     this.lastDrawMs = now;
-    const frame = renderProgress(this.stats(now), this.fit());
-    this.stderr.write(`\r\u001b[2K${frame}`);
-    this.shown = frame;
-  }
-
-  /**
-   * The terminal changed its width: a narrower one may have wrapped the frame shown over
-   * several rows (terminals that reflow, as tmux and most do), so all of them are erased
-   * before the frame is drawn again at the new width.
-   */
-  private resized(): void {
-    const fit = this.fit();
-    if (fit && this.shown) {
-      const rows = Math.ceil(fit.width(this.shown) / fit.columns);
-      if (rows > 1) this.stderr.write(`\r\u001b[${rows - 1}A\u001b[J`);
-    }
-    this.draw(true);
+    this.frame.show(renderProgress(this.stats(now), this.frame.fit()));
   }
 
   /** Erases the line, as before a message is written above it. */
   clear(): void {
-    this.stderr.write('\r\u001b[2K');
-    this.shown = '';
+    this.frame.clear();
   }
 
   /** Draws the line again, after a message written above it. */

@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,6 +7,7 @@ import { startSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN } from '../helpers/run-binary.js';
+import { hasTmux, tmuxPane } from '../helpers/terminal.js';
 
 // util-linux `script` gives pets a real pseudo-terminal: stderr is a TTY, so the progress
 // line is drawn as a person sees it.
@@ -55,7 +56,6 @@ describe.skipIf(!hasScript)('a batch on a terminal', () => {
   }, 20_000);
 });
 
-const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 if (!hasTmux) console.warn('tmux is not installed: the progress line tests in tmux are skipped');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const FRAME = /^\d+\/\d+( |$)|^\d+ done( |$)/;
@@ -99,43 +99,24 @@ async function importInTmux(
         '',
       ].join('\n'),
     );
-    const socket = join(dir, 'tmux');
-    const tmux = (...args: string[]) =>
-      execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
-    tmux('new-session', '-d', '-s', 'pets', '-x', String(columns), '-y', '40', `sh '${script}'`);
+    const pane = tmuxPane(dir, columns, script);
     try {
-      const screen = () => tmux('capture-pane', '-p', '-t', 'pets');
-      const until = async (pattern: RegExp) => {
-        for (let waited = 0; !pattern.test(screen()); waited += 50) {
-          if (waited > 30_000) throw new Error(`no ${pattern} on the screen:\n${screen()}`);
-          await sleep(50);
-        }
-      };
-      await until(/sending in \d+ s|in \d+ s/);
+      await pane.until(/sending in \d+ s|in \d+ s/);
       // During a wait: one frame, on one row, narrower than the terminal.
-      const live = screen()
+      const live = pane
+        .screen()
         .split('\n')
         .filter((row) => FRAME.test(row));
-      expect(live, screen()).toHaveLength(1);
+      expect(live, pane.screen()).toHaveLength(1);
       expect(live[0]!.length).toBeLessThan(columns);
-      await during(tmux);
-      await until(/pets exited \d+/);
-      const all = ['-p', '-t', 'pets', '-S', '-', '-E', '-'];
-      const rows = tmux('capture-pane', ...all)
-        .trimEnd()
-        .split('\n');
-      const lines = tmux('capture-pane', '-J', ...all)
-        .trimEnd()
-        .split('\n');
+      await during(pane.tmux);
+      await pane.until(/pets exited \d+/);
+      const { rows, lines } = pane.scrollback();
       const code = Number(/pets exited (\d+)/.exec(rows.join('\n'))![1]);
       expect(sandbox.pets()).toHaveLength(16);
       return { rows, lines, code };
     } finally {
-      try {
-        tmux('kill-server');
-      } catch {
-        // Already gone.
-      }
+      pane.kill();
     }
   } finally {
     await sandbox.close();

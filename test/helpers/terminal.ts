@@ -1,5 +1,6 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BIN } from './run-binary.js';
 
 /** util-linux `script`: it gives pets a real pseudo-terminal, so raw mode, echo and Ctrl-C are real. */
@@ -140,4 +141,61 @@ function commandLine(pid: number): string[] {
   } catch {
     return [];
   }
+}
+
+/** tmux, where the tests read a real terminal's whole scrollback. */
+export const hasTmux = spawnSync('tmux', ['-V']).status === 0;
+
+export interface TmuxPane {
+  /** Runs a tmux command on this pane's server. */
+  tmux(...args: string[]): string;
+  /** The screen as shown now. */
+  screen(): string;
+  /** Waits (30 s at most) until the screen matches `pattern`; fails with the screen otherwise. */
+  until(pattern: RegExp): Promise<void>;
+  /**
+   * The whole scrollback: `rows` as shown, and `lines` with the rows tmux wrapped joined (so a
+   * line wider than the terminal shows as one).
+   */
+  scrollback(): { rows: string[]; lines: string[] };
+  /** Ends the tmux server. */
+  kill(): void;
+}
+
+/**
+ * A tmux pane `columns` wide and 40 rows high, on a server of its own whose socket is in `dir`,
+ * running `sh script`.
+ */
+export function tmuxPane(dir: string, columns: number, script: string): TmuxPane {
+  const socket = join(dir, 'tmux');
+  const tmux = (...args: string[]) =>
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+  tmux('new-session', '-d', '-s', 'pets', '-x', String(columns), '-y', '40', `sh '${script}'`);
+  const screen = () => tmux('capture-pane', '-p', '-t', 'pets');
+  const all = ['-p', '-t', 'pets', '-S', '-', '-E', '-'];
+  return {
+    tmux,
+    screen,
+    async until(pattern) {
+      for (let waited = 0; !pattern.test(screen()); waited += 50) {
+        if (waited > 30_000) throw new Error(`no ${pattern} on the screen:\n${screen()}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    scrollback: () => ({
+      rows: tmux('capture-pane', ...all)
+        .trimEnd()
+        .split('\n'),
+      lines: tmux('capture-pane', '-J', ...all)
+        .trimEnd()
+        .split('\n'),
+    }),
+    kill() {
+      try {
+        tmux('kill-server');
+      } catch {
+        // Already gone.
+      }
+    },
+  };
 }

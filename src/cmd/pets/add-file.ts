@@ -530,15 +530,13 @@ async function dryRun(
   if ((plan.records?.invalid ?? 0) > 0) session.exitCode = 1;
 }
 
-/** The progress line on stderr's terminal, measured as tables are (the one width function). */
+/** The progress line on stderr's terminal. */
 async function progressLine(session: Session): Promise<ProgressLine> {
-  const { stringWidth } = await import('../../output/table.js');
-  const io = session.deps.io;
-  return new ProgressLine(io.stderr, session.deps.clock, {
-    columns: () => io.stderrColumns,
-    width: stringWidth,
-    onResize: io.onStderrResize?.bind(io),
-  });
+  return new ProgressLine(
+    session.deps.io.stderr,
+    session.deps.clock,
+    await session.stderrTerminal(),
+  );
 }
 
 async function importRecords(

@@ -9,6 +9,7 @@ import { chooseMode, jsonOutput, type OutputMode } from '../../output/mode.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import type { Secrets } from '../../core/redact.js';
 import type { Io, Output } from '../../terminal/io.js';
+import type { LineTerminal } from '../../terminal/live-frame.js';
 import type { Prompter } from '../../terminal/prompt.js';
 import { StderrNotices, type Notice } from '../../terminal/stderr-notices.js';
 import type { Deps } from './deps.js';
@@ -110,6 +111,20 @@ export class Session {
    */
   get showsProgress(): boolean {
     return this.deps.io.stderrIsTTY && !this.globals.quiet && !this.globals.json;
+  }
+
+  /**
+   * Stderr's terminal, for a line redrawn in place (the progress line, a countdown): its width
+   * now, measured as tables are (the one width function), and its resizes.
+   */
+  async stderrTerminal(): Promise<LineTerminal> {
+    const { stringWidth } = await import('../../output/table.js');
+    const io = this.deps.io;
+    return {
+      columns: () => io.stderrColumns,
+      width: stringWidth,
+      onResize: io.onStderrResize?.bind(io),
+    };
   }
 
   /**
@@ -321,7 +336,11 @@ export class Session {
       waits: waitLimits({ batch: run.batch ?? false, maxWaitSeconds: this.globals.maxWait }),
       batch: run.batch ?? false,
       warn: (line) => void this.warn(line),
-      wait: wait ?? countdownWaiter(this.deps.clock, this.deps.io.stderr, this.showsProgress),
+      wait:
+        wait ??
+        countdownWaiter(this.deps.clock, this.deps.io.stderr, this.showsProgress, () =>
+          this.stderrTerminal(),
+        ),
       trace,
     });
   }

@@ -1,0 +1,124 @@
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { apiEnv } from '../helpers/api-env.js';
+import { tempDir } from '../helpers/config-dir.js';
+import { BIN } from '../helpers/run-binary.js';
+import { hasTmux, tmuxPane } from '../helpers/terminal.js';
+
+if (!hasTmux) console.warn('tmux is not installed: the countdown tests in tmux are skipped');
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// A frame of the countdown, whole or as narrowed to fit.
+const FRAME = /(sending|retrying)? ?in \d+ s/;
+
+/**
+ * A `pets list` that waits, in a tmux pane `columns` wide: another machine (a config folder of
+ * its own, so nothing shared) has just spent the window's one request, so the list is refused
+ * (429) and counts its retry down: "rate limited, retrying in 4 s, attempt 2/5", the longest
+ * countdown there is. `during(tmux)` runs once the countdown shows. Returns the whole
+ * scrollback once pets has ended.
+ */
+async function waitInTmux(
+  columns: number,
+  during: (tmux: (...args: string[]) => string) => Promise<void> = async () => {},
+): Promise<{ rows: string[]; lines: string[]; code: number }> {
+  const sandbox = await startSandbox({ plan: 'free', rpm: 1, windowSeconds: 4 });
+  const dir = tempDir('pets-countdown-');
+  try {
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    // Asynchronously: the sandbox answers from this process's event loop.
+    await promisify(execFile)(process.execPath, [BIN, 'list', '--limit', '1', '-q'], {
+      env: { PATH: process.env.PATH, ...apiEnv(sandbox) },
+    });
+    // The key and the rest reach pets from a script, not from a command line. Rows of earlier
+    // output above pets, as in a terminal in use.
+    const script = join(dir, 'run.sh');
+    const exports = Object.entries(env).map(([name, value]) => `export ${name}='${value}'`);
+    writeFileSync(
+      script,
+      [
+        ...exports,
+        'seq 1 60',
+        `"${process.execPath}" "${BIN}" list --limit 1`,
+        'echo "pets exited $?"',
+        'sleep 60',
+        '',
+      ].join('\n'),
+    );
+    const pane = tmuxPane(dir, columns, script);
+    try {
+      await pane.until(/in \d+ s/);
+      // During the wait: one frame, on one row, narrower than the terminal.
+      const live = pane
+        .screen()
+        .split('\n')
+        .filter((row) => FRAME.test(row));
+      expect(live, pane.screen()).toHaveLength(1);
+      expect(live[0]!.length).toBeLessThan(columns);
+      await during(pane.tmux);
+      await pane.until(/pets exited \d+/);
+      const { rows, lines } = pane.scrollback();
+      const code = Number(/pets exited (\d+)/.exec(rows.join('\n'))![1]);
+      expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toHaveLength(1);
+      return { rows, lines, code };
+    } finally {
+      pane.kill();
+    }
+  } finally {
+    await sandbox.close();
+  }
+}
+
+describe.skipIf(!hasTmux)(
+  "a short command's countdown in tmux, across the whole scrollback",
+  () => {
+    it('at 40, 60, 80 and 100 columns: fitted, never wrapped, and erased', async () => {
+      const widths = [40, 60, 80, 100];
+      const runs = await Promise.all(widths.map((columns) => waitInTmux(columns)));
+      for (const [i, { rows, lines, code }] of runs.entries()) {
+        const columns = widths[i]!;
+        const scrollback = `${columns} columns:\n${rows.join('\n')}`;
+        expect(code, scrollback).toBe(0);
+        // The list's answer, after the wait.
+        expect(scrollback).toMatch(/No pets found\./);
+        // Every frame was erased: none is left, whole or in part.
+        expect(
+          rows.filter((row) => FRAME.test(row)),
+          scrollback,
+        ).toEqual([]);
+        expect(scrollback).not.toMatch(/rate limited|attempt \d/);
+        // The countdown never wrapped; what pets wrote itself did only where it is prose (the
+        // hint below the table): the frames are the lines that must not.
+        const wrapped = lines.filter((line) => line.length >= columns);
+        expect(
+          wrapped.filter((line) => FRAME.test(line)),
+          wrapped.join('\n'),
+        ).toEqual([]);
+      }
+    }, 60_000);
+
+    it('across resizes during the wait, 100 to 25 to 70 columns: redrawn at once, none left behind', async () => {
+      let narrow = '';
+      const { rows, code } = await waitInTmux(100, async (tmux) => {
+        tmux('resize-window', '-t', 'pets', '-x', '25', '-y', '40');
+        await sleep(300);
+        // Redrawn at the new width before its next second.
+        narrow = tmux('capture-pane', '-p', '-t', 'pets');
+        tmux('resize-window', '-t', 'pets', '-x', '70', '-y', '40');
+      });
+      const live = narrow.split('\n').filter((row) => FRAME.test(row));
+      expect(live, narrow).toHaveLength(1);
+      expect(live[0]!.length, narrow).toBeLessThan(25);
+      const scrollback = rows.join('\n');
+      expect(code, scrollback).toBe(0);
+      expect(
+        rows.filter((row) => FRAME.test(row)),
+        scrollback,
+      ).toEqual([]);
+      expect(scrollback).not.toMatch(/rate limited|attempt \d/);
+    }, 60_000);
+  },
+);
