@@ -101,22 +101,18 @@ describe.skipIf(redisMissing)('a rate store that fails as a command starts', () 
   });
 });
 
-// The fleet runs time out under CI's load on two cores (60 s, both sizes, at c044286): until
-// their bounds are fixed (branch redis, b13d49c), they run outside CI: PETS_FLEET_TESTS=1.
-const fleetSkipped = process.env.CI !== undefined && process.env.PETS_FLEET_TESTS !== '1';
-if (fleetSkipped) console.log('rate-store fleet e2e skipped under CI; set PETS_FLEET_TESTS=1');
-
-describe.skipIf(redisMissing || fleetSkipped)('machines on one key, sharing a rate store', () => {
-  // Each needs four windows of 4 s. The machines read their records from stdin: they are
-  // given them once every one has started and connected to the store, as a window starts, so
-  // that the least time is whole windows from their first request, whatever it took a busy
+describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () => {
+  // Each needs four windows of 2 s: about 7 s, 10 s with ten machines on a loaded machine. The
+  // machines read their records from stdin, in a format given, so that each connects to the
+  // store before it reads them; they are given them once every one has, as a window starts,
+  // so that the least time is whole windows from their first request, whatever it took a busy
   // machine to start ten processes.
   for (const [machines, each, limit] of [
     [3, 60, 45],
     [10, 60, 150],
   ] as const) {
-    it(`${machines} machines importing ${each} records each: no 429, no ban, each record once, within 1.1× of the quota's least time`, async () => {
-      const windowMs = 4_000;
+    it(`${machines} machines importing ${each} records each: no 429, no ban, each record once, within 1.1× of the quota's least time (3× on a loaded machine)`, async () => {
+      const windowMs = 2_000;
       const skewMs = skewEndingWindowIn(windowMs, windowMs / 2);
       const server = await strict({ limit, windowMs, skewMs });
       const store = await redis();
@@ -125,7 +121,17 @@ describe.skipIf(redisMissing || fleetSkipped)('machines on one key, sharing a ra
       );
       const started = fleet.map(({ env, input }) =>
         startBinary(
-          ['add', '--file', '-', '--journal', `${input}.journal`, '--max-wait', '60'],
+          [
+            'add',
+            '--file',
+            '-',
+            '--format',
+            'ndjson',
+            '--journal',
+            `${input}.journal`,
+            '--max-wait',
+            '60',
+          ],
           env,
         ),
       );
@@ -150,15 +156,16 @@ describe.skipIf(redisMissing || fleetSkipped)('machines on one key, sharing a ra
       console.log(
         `${machines} machines × ${each} records, ${limit} per ${windowMs / 1000} s: ${tookMs} ms, the least time ${leastMs} ms (${(tookMs / leastMs).toFixed(3)}×)`,
       );
-      // On a machine busier than its cores (other test files at once), answers on loopback take
-      // a second and the processes cannot keep up with the windows: a timing there says
-      // nothing of pets. The counts above hold whatever the load.
+      // Never faster than the quota allows (the clock of the count above).
+      expect(tookMs).toBeGreaterThanOrEqual(leastMs);
+      // Within 1.1×, as the issue asks, where the machine has a core for each process that
+      // runs. Busier (other test files at once: loads of 10 to 17 on two cores), ten processes
+      // took 1.42× to 1.85× while three kept within 1.04×: there the bound is 3×, which still
+      // fails a run that hangs or loses windows one after another.
       const load = loadavg()[0] ?? 0;
-      if (load > availableParallelism()) {
-        console.log(`the time is not checked: the load (${load.toFixed(1)}) is above the cores`);
-        return;
-      }
-      expect(tookMs).toBeLessThanOrEqual(1.1 * leastMs);
-    }, 60_000);
+      const idle = load <= availableParallelism();
+      if (!idle) console.log(`at a load of ${load.toFixed(1)}, the bound is 3×, not 1.1×`);
+      expect(tookMs).toBeLessThanOrEqual((idle ? 1.1 : 3) * leastMs);
+    }, 30_000);
   }
 });
