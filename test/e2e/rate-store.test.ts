@@ -103,10 +103,9 @@ describe.skipIf(redisMissing)('a rate store that fails as a command starts', () 
 
 describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () => {
   // Each needs four windows of 2 s: about 7 s, 10 s with ten machines on a loaded machine. The
-  // machines read their records from stdin, in a format given, so that each connects to the
-  // store before it reads them; they are given them once every one has, as a window starts,
-  // so that the least time is whole windows from their first request, whatever it took a busy
-  // machine to start ten processes.
+  // server holds every request until every machine has started and connected to the store,
+  // then takes them from the start of a window, so that the least time is whole windows from
+  // the first request, whatever it took a busy machine to start ten processes.
   for (const [machines, each, limit] of [
     [3, 60, 45],
     [10, 60, 150],
@@ -114,32 +113,23 @@ describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () =>
     it(`${machines} machines importing ${each} records each: no 429, no ban, each record once, within 1.1× of the quota's least time (3× on a loaded machine)`, async () => {
       const windowMs = 2_000;
       const skewMs = skewEndingWindowIn(windowMs, windowMs / 2);
-      const server = await strict({ limit, windowMs, skewMs });
+      const server = await strict({ limit, windowMs, skewMs, held: true });
       const store = await redis();
       const fleet = Array.from({ length: machines }, (_, i) =>
         machine(server, store.url(), `M${i}`, each),
       );
-      const started = fleet.map(({ env, input }) =>
-        startBinary(
-          [
-            'add',
-            '--file',
-            '-',
-            '--format',
-            'ndjson',
-            '--journal',
-            `${input}.journal`,
-            '--max-wait',
-            '60',
-          ],
+      const started = fleet.map(({ env, input }) => {
+        const run = startBinary(
+          ['add', '--file', '-', '--journal', `${input}.journal`, '--max-wait', '60'],
           env,
-        ),
-      );
+        );
+        run.write(readFileSync(input, 'utf8'));
+        return run;
+      });
       while ((await store.clients()) < machines) {
         if (await Promise.race([Promise.any(started.map((run) => run.done)), sleep(20)])) break;
       }
-      await sleep(windowMs - ((Date.now() + skewMs) % windowMs) + 20);
-      fleet.forEach(({ input }, i) => started[i]!.write(readFileSync(input, 'utf8')));
+      server.open(Date.now() + windowMs - ((Date.now() + skewMs) % windowMs));
       const runs = await Promise.all(started.map((run) => run.done));
       for (const run of runs) expect(run.stderr).toMatch(new RegExp(`created ${each}, failed 0`));
       expect(runs.map((run) => run.code)).toEqual(Array(machines).fill(0));
@@ -160,7 +150,7 @@ describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () =>
       expect(tookMs).toBeGreaterThanOrEqual(leastMs);
       // Within 1.1×, as the issue asks, where the machine has a core for each process that
       // runs. Busier (other test files at once: loads of 10 to 17 on two cores), ten processes
-      // took 1.42× to 1.85× while three kept within 1.04×: there the bound is 3×, which still
+      // took 1.10× to 1.85× while three kept within 1.06×: there the bound is 3×, which still
       // fails a run that hangs or loses windows one after another.
       const load = loadavg()[0] ?? 0;
       const idle = load <= availableParallelism();

@@ -10,6 +10,11 @@ export interface StrictServerOptions {
   key?: string;
   /** Holds each answer this long (or as long as this says, per request), as a distant server would. */
   latencyMs?: number | (() => number);
+  /**
+   * Holds every request, uncounted, until `open(atMs)` says when to take them (in the order
+   * they came): a fleet of processes is started and ready before its window begins.
+   */
+  held?: boolean;
 }
 
 export interface StrictRequest {
@@ -28,6 +33,8 @@ export interface StrictServer {
   /** 429s sent, and requests that came while the key was blocked (each bans it). */
   limited(): number;
   sentWhileBlocked(): number;
+  /** Takes the requests held (`held`), and those after them, from `atMs` (this machine's clock). */
+  open(atMs: number): void;
   close(): Promise<void>;
 }
 
@@ -48,10 +55,19 @@ export async function startStrictServer(options: StrictServerOptions): Promise<S
   let sentWhileBlocked = 0;
   let nextId = 1;
 
+  // Until `open`, the moment to take requests from is not known; then it is `openAtMs`.
+  let openAtMs = options.held ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+  const waiting: Array<() => void> = [];
+
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      if (openAtMs === Number.POSITIVE_INFINITY) waiting.push(take);
+      else if (Date.now() < openAtMs) setTimeout(take, openAtMs - Date.now());
+      else take();
+    });
+    const take = () => {
       const now = serverNow();
       const entry = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', status: 0 };
       requests.push(entry);
@@ -116,7 +132,7 @@ export async function startStrictServer(options: StrictServerOptions): Promise<S
         return;
       }
       answer(200, '[]');
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -127,6 +143,10 @@ export async function startStrictServer(options: StrictServerOptions): Promise<S
     created,
     limited: () => limited,
     sentWhileBlocked: () => sentWhileBlocked,
+    open: (atMs) => {
+      openAtMs = atMs;
+      for (const take of waiting.splice(0)) setTimeout(take, atMs - Date.now());
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
