@@ -6,6 +6,7 @@ export { buildProgram } from '../cmd/root.js';
 // For the man page, made from the built program (src/build/man-page.mjs).
 export { helpTopics } from '../cmd/help/help.js';
 export { createDeps, processIo } from './wiring.js';
+export { StderrNotices } from '../terminal/stderr-notices.js';
 
 /** How a failed run is told: loaded only when a run fails. */
 export async function reportFailure() {

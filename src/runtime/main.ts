@@ -3,8 +3,10 @@ import { refuseUnsupportedNode } from './node-check.js';
 import { packageVersion } from '../core/version.js';
 import type { Deps } from '../cmd/shared/deps.js';
 import type { RunState } from '../cmd/root.js';
-import { readEarlyArgs } from './argv.js';
+import { readEarlyArgs, type EarlyArgs } from './argv.js';
+import { restartWithoutUnopenableExtraCaCerts } from './extra-ca-certs.js';
 import { fdOutput } from './fd-output.js';
+import { routeNodeWarnings, type NodeWarnings } from './node-warnings.js';
 import { onInterrupt } from './signals.js';
 
 /** Commander's ways of ending well: --help and --version. */
@@ -25,13 +27,14 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     return 0;
   }
   const args = readEarlyArgs(argv);
-  // A real run, not a test with deps of its own: keep compiled code.
-  if (!deps) (await import('./compile-cache.js')).enableCompileCache(process.env, args.kind);
-  // Loaded here, not at the top, so that the lines above pay for none of it.
-  const { CommanderError, InterruptedError, buildProgram, createDeps, processIo, reportFailure } =
-    await import('./cli-stack.js');
-  const stop = new AbortController();
   const state: RunState = {};
+  // A real run, not a test with deps of its own: the process is pets's alone.
+  const nodeWarnings = deps ? undefined : await takeProcess(argv, args, state);
+  // Loaded here, not at the top, so that the lines above pay for none of it.
+  const stack = await import('./cli-stack.js');
+  const { CommanderError, InterruptedError, buildProgram, createDeps, processIo, reportFailure } =
+    stack;
+  const stop = new AbortController();
   // `pets list | head -1` closes the pipe while pets still writes: that is the reader having
   // had enough, so a read ends quietly. A batch stops as on Ctrl-C: records are left unsent.
   const onClosedOutput = () => {
@@ -45,13 +48,17 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
       io: await processIo(onClosedOutput),
       processEndsAfterRun: true,
     });
+  // Node's warnings that come before the session is made wait for it, or for the run's end.
+  nodeWarnings?.writeWith(() => state.session, new stack.StderrNotices(ownDeps.io.stderr, true));
   const removeSignalHandlers = deps
     ? () => {}
     : onInterrupt(stop, (signal) => new InterruptedError(false, 'interrupted', signal));
   try {
     await buildProgram(ownDeps, state).parseAsync([...argv]);
+    nodeWarnings?.flush();
     return state.session?.exitCode ?? 0;
   } catch (error) {
+    nodeWarnings?.flush();
     if (error instanceof CommanderError && (CLEAN_EXITS.has(error.code) || error.exitCode === 0)) {
       return 0;
     }
@@ -87,6 +94,22 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     removeSignalHandlers();
     await ownDeps.close();
   }
+}
+
+/**
+ * What a real run does to its process first: Node's warnings become pets's own in a JSON run
+ * (node-warnings.ts), a NODE_EXTRA_CA_CERTS Node cannot open is left out (extra-ca-certs.ts),
+ * and compiled code is kept.
+ */
+async function takeProcess(
+  argv: readonly string[],
+  args: EarlyArgs,
+  state: RunState,
+): Promise<NodeWarnings> {
+  const warnings = routeNodeWarnings(() => state.session?.globals.json ?? args.json);
+  if (args.json) await restartWithoutUnopenableExtraCaCerts(argv);
+  (await import('./compile-cache.js')).enableCompileCache(process.env, args.kind);
+  return warnings;
 }
 
 /** A read whose output nobody reads any more is done: end quietly, not on EPIPE. */

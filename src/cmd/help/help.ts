@@ -50,7 +50,8 @@ const TOPICS: Record<string, string> = {
                                   covers the hosts under it; .corp.example too),
                                   host:port, IP addresses, CIDR ranges, or * alone
   NODE_EXTRA_CA_CERTS=<file>      also trust the CA certificates in <file> (a
-                                  company CA)
+                                  company CA); under --json, a <file> that cannot
+                                  be opened is a JSON warning and is left out
   NODE_USE_SYSTEM_CA=1            also trust the system's CA store
 
 Precedence: flag > environment > config file.

@@ -169,6 +169,14 @@ export const STDERR_KINDS: ReadonlyArray<{
       base_url_overridden: { fields: [], when: 'PETS_BASE_URL is set' },
       key_overridden: { fields: [], when: 'PETS_API_KEY is set' },
       key_unchecked: { fields: [], when: 'auth login could not check the key' },
+      node_warning: {
+        fields: ['name', 'nodeCode'],
+        when: "one of Node's own: name is its class, nodeCode its code (DEP0040) or null",
+      },
+      extra_ca_unreadable: {
+        fields: ['file', 'reason'],
+        when: 'NODE_EXTRA_CA_CERTS names a file that cannot be opened; pets runs without it',
+      },
       config_readable: {
         fields: [],
         when: 'the config file can be read by others; the next save sets 0600',
@@ -279,9 +287,9 @@ export function jsonTopic(): string {
   return `JSON output, for scripts
 
 --json prints exact JSON on stdout and, on stderr, one JSON object per line and
-nothing else. --jq <expression> implies --json. The field names below are stable; a
-field marked ? is left out when it has no value. Match on code, never on message:
-messages are for people.
+nothing else, Node's own warnings included. --jq <expression> implies --json. The
+field names below are stable; a field marked ? is left out when it has no value.
+Match on code, never on message: messages are for people.
 
 stdout
 ${commands}
