@@ -73,8 +73,8 @@ export function buildProgram(deps: Deps, state: RunState): Command {
   program.addHelpText(
     'before',
     examples(
-      'pets profile set production --base-url https://api.example.com/v1',
       'pets auth login',
+      'pets profile set production --base-url https://api.example.com/v1',
       'pets list --status available --limit 50',
       'pets add --name Rex --category-id 3 --status available',
       "pets list --json | jq '.[].name'",

@@ -292,6 +292,24 @@ describe.skipIf(!hasScript)('pets auth login at a terminal', { timeout: 90_000 }
     expect(saved(dir).apiKey).toBeUndefined();
   });
 
+  it('an empty key after a refused one is exit 4, saying the key that was sent, not exit 2', async () => {
+    const dir = tempConfigDir();
+    await runBinary(['profile', 'set', 'production', '--base-url', sandbox.baseUrl], {
+      PETS_CONFIG_DIR: dir,
+    });
+    const sent = requests();
+    const term = onTerminal(['auth', 'login'], { PETS_CONFIG_DIR: dir });
+    await term.waitFor('input hidden');
+    term.type(`wrongkey_0000_1234${KEYS.enter}`);
+    await term.waitFor('Type it again (2 tries left)');
+    term.type(KEYS.enter);
+    // Exit 2 says nothing was sent; one key was.
+    expect(await term.exited).toBe(4);
+    expect(term.screen()).toContain('the API key is empty; before it, 1 key was sent and refused');
+    expect(requests()).toBe(sent + 1);
+    expect(saved(dir).apiKey).toBeUndefined();
+  });
+
   it('Ctrl-C at the base URL ends with exit 130, nothing saved or sent', async () => {
     const dir = tempConfigDir();
     const sent = requests();

@@ -207,14 +207,23 @@ async function readAndCheckKey(
 
 /**
  * The next key, after `refused` keys were sent and refused: a stop at the question then says
- * so, where a question alone would say that nothing was sent.
+ * so, where a question alone would say that nothing was sent. A key typed wrong then is not
+ * a usage error (exit 2 says nothing was sent) but the end of a login whose keys were refused.
  */
 async function readKeyAfter(refused: number, session: Session, withKey: boolean) {
+  const sent = `${refused === 1 ? '1 key was' : `${refused} keys were`} sent and refused`;
   try {
-    return await readKey(session, withKey);
+    const typed = await readKey(session, withKey);
+    if (refused > 0) checkedKey(typed);
+    return typed;
   } catch (error) {
     if (refused > 0 && error instanceof InterruptedError) {
-      error.message = `interrupted at a question; ${refused === 1 ? '1 key was' : `${refused} keys were`} sent and refused, and nothing was saved`;
+      error.message = `interrupted at a question; ${sent}, and nothing was saved`;
+    }
+    if (refused > 0 && error instanceof UsageError) {
+      throw new AuthError('key_refused', `${error.message}; before it, ${sent}`, {
+        hint: `${error.hint ? `${error.hint} ` : ''}Run pets auth login again with the right key.`,
+      });
     }
     throw error;
   }

@@ -44,7 +44,9 @@ export async function authStatus(
 export function defineStatus(auth: Command, getSession: SessionSource): void {
   auth
     .command('status')
-    .description('show the profile and key in use, and check the key with the server')
+    .description(
+      'show the profile and key in use, and check the key with one GET, saying what it sent and what came back',
+    )
     .addHelpText('before', examples('pets auth status', 'pets auth status --json'))
     .action(async () => {
       const session = getSession();

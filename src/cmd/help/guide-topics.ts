@@ -190,9 +190,17 @@ Know before you send: --dry-run
   invalid), what the journal already holds, the key's quota, and the least time the
   rest will take under it. When nothing is known of the key yet it sends one GET
   /pets?limit=1 (retried on a network failure, as any request), and says what it
-  sent: nothing, when that GET never reached the server. It writes nothing: the
-  journal is only read, never locked, started or repaired. Exit 0 when every record
-  is valid, 1 when some are not. With --json, the plan is one JSON object.
+  sent: nothing, when that GET never reached the server. On a protected profile it
+  says whether a real run would ask for the profile's name, or, with --yes, not. It
+  writes nothing: the journal is only read, never locked, started or repaired. Exit
+  0 when every record is valid, 1 when some are not. With --json, the plan is one
+  JSON object.
+
+Flags that act only with --file
+
+  --format, --concurrency, --journal, --retry-unknown, --new-run and --yes act only
+  on a batch: given without --file they are refused (exit 2, naming each), nothing
+  sent, never ignored.
 
 How long a batch waits
 
@@ -212,12 +220,12 @@ Progress
   On a terminal a run starts with its plan in one line (300 to send · 60 per minute
   · about 5 min), then a progress line: how many of those to send are done (60/300;
   invalid rows and records the journal skips are not counted), the rate, an ETA that
-  counts the windows the quota still imposes, and during a wait a countdown, every second.
-  The line fits the terminal's width at each draw, and after a resize: a narrow one
-  drops the rate, then words, then the bar; below 40 columns only the count and the
-  time are left. Warnings are written above it. Nothing in a pipe or with --quiet.
-  Last, a summary: created, failed, skipped, unknown, and not sent when the run
-  stopped early.
+  counts the windows the quota still imposes, and during a wait a countdown, every
+  second. The line fits the terminal's width at each draw, and after a resize: a
+  narrow one drops the rate, then words, then the bar; below 40 columns only the
+  count and the time are left. Warnings are written above it. Nothing in a pipe or
+  with --quiet. Last, a summary: created, failed, skipped, unknown, and not sent
+  when the run stopped early.
 
 The journal: at most once per record
 

@@ -179,6 +179,13 @@ export const addCommand: CommandModule = {
           'pets add --file - --format ndjson --journal import.journal < pets.ndjson',
         ),
       )
+      .addHelpText(
+        'after',
+        '\n--format, --concurrency, --journal, --retry-unknown, --new-run and --yes act only with\n' +
+          '--file: without it they are refused (exit 2), with nothing sent.\n' +
+          'On a protected profile, one pet shows the badge and asks nothing; a batch asks for the\n' +
+          "profile's name at a terminal, or needs --yes.\n",
+      )
       .action(async (options: AddFlags, command: Command) => {
         const session = getSession();
         // A batch's flags do nothing to one pet: given without --file, they are refused
