@@ -31,10 +31,29 @@ export class Secrets implements Iterable<string> {
 }
 
 /**
+ * How much of a secret's start is a leak when a server or a gateway cuts its echo short ("the
+ * key sk_live_5f2e9a7c… is not valid", a log field of 16 characters): 12 characters of the
+ * secret, counted in the secret's own characters whatever the encoding (16 characters of base64
+ * hold 12 of the key, 12 hold 9).
+ * Why 12: the public prefixes of key formats ("sk_live_", "ghp_", "github_pat_") are at most 11
+ * characters, so 12 hold at least one character of this secret's own, and ordinary data
+ * (names, ids, words) holds 12 given characters of a key only by copying them. Services show
+ * fewer on purpose to name a key ("sk_live_…4242"), which is left as it is.
+ * The cost, in the safe direction: where a format's fixed part is 12 characters or longer (a
+ * JWT's header), another token of that format in the text loses its start to *** too.
+ * Only a start: echoes are cut at their end. A secret shorter than 12 is looked for whole.
+ */
+const SHOWN_PREFIX = 12;
+
+/** Encodings of bytes inside each other that are looked into: base64 of base64, say. */
+const MOST_DECODINGS = 2;
+
+/**
  * Characters that print as nothing and terminal colour codes, which a server or a terminal
  * escape may put between the characters of an echoed secret: zero-width spaces and joiners,
  * the word joiner, the soft hyphen and the BOM, and `ESC[…m`, each as the character itself,
- * JSON-escaped (as escapeForTerminal and --json show them), as `\xNN` or as an HTML entity.
+ * JSON-escaped (as escapeForTerminal and --json show them), as `\xNN` or as an HTML entity;
+ * and quoted-printable's soft line break (`=` at the end of a line, also JSON-escaped).
  * They are taken out before the secret is looked for.
  */
 const INVISIBLE_CODES = ['200b', '200c', '200d', '2060', 'feff', 'ad'];
@@ -46,69 +65,90 @@ const FILLER = new RegExp(
     String.raw`&(?:amp;)*#(?:x0*(?:${INVISIBLE_CODES.join('|')})|0*(?:${INVISIBLE_CODES.map((code) => parseInt(code, 16)).join('|')}));`,
     String.raw`&(?:amp;)*(?:zwsp|zwnj|zwj|shy|NoBreak);`,
     String.raw`${ESCAPE}\[[0-9;]*m`,
+    String.raw`=(?:\r?\n|(?:\\r)?\\n)`,
   ].join('|'),
   'gi',
 );
 const HAS_FILLER = new RegExp(FILLER.source, 'i');
 
-/** A secret's compiled forms: the pattern of every encoding, and what it takes to be there. */
+/**
+ * The characters of the encodings of bytes (see `encodedRuns`), by UTF-16 code: of base64 and
+ * base64url (with `\`, for `\/` and JSON-escaped line breaks), and of byte lists.
+ */
+const [BACKSLASH, SLASH, EQUALS] = [0x5c, 0x2f, 0x3d];
+const BASE64 = 1;
+const LIST = 2;
+const KIND = Uint8Array.from({ length: 0x10000 }, (_, code) => {
+  const char = String.fromCharCode(code);
+  return (/[\w+/\\-]/.test(char) ? BASE64 : 0) | (/[0-9a-fx,:; \t-]/i.test(char) ? LIST : 0);
+});
+/**
+ * Hex bytes with one separator throughout (`73:6b`, `0x73, 0x6b`), or decimal ones. Each hex
+ * byte is followed by no letter or digit: the word after a list (the "af" of " after") is not
+ * taken for more of it.
+ */
+const HEX_LIST =
+  /(?:0x)?[0-9a-f]{2}([\s,:;-]{1,2})(?:0x)?[0-9a-f]{2}(?:\1(?:0x)?[0-9a-f]{2}(?![0-9a-z]))+/giy;
+const DECIMAL_LIST = /-?\d{1,3}(?:\s*[,;]\s*-?\d{1,3}|\s+-?\d{1,3})+/y;
+/** What decoded text needs before it is looked into again: a secret's form is this long. */
+const PRINTABLE_RUN = /[\x20-\x7e]{8}/;
+
+/** A secret's compiled forms. */
 interface Forms {
+  /**
+   * The secret's first SHOWN_PREFIX characters (a shorter secret whole) and as many of the
+   * rest as follow, each character in any of the encodings `anyEncoding` knows.
+   */
   pattern: RegExp;
-  /** The forms with no marker character (`\\ % & +`), in lower case. */
-  plain: string[];
+  /**
+   * Those first characters in lower case: text that holds neither them nor a MARKER holds no
+   * match of `pattern`.
+   */
+  plain: string;
+  /**
+   * Those first characters as bytes decode to, read as latin1, in lower case: UTF-8, UTF-16LE
+   * and UTF-16BE (as Windows and .NET encode text), and as character codes.
+   */
+  decoded: string[];
+  /** How many bytes those first characters are in UTF-8, the shortest of the encodings. */
+  bytes: number;
+  /** Whether they are ASCII, as keys are (config/key-check.ts). */
+  ascii: boolean;
 }
 
-/** Every form but the plain ones holds one of these. */
-const MARKER = /[\\%&+]/;
+/** Every per-character form but the character itself holds one of these. */
+const MARKER = /[\\%&+=]/;
 
 const compiled = new Map<string, Forms>();
 
 /**
  * Replaces every secret with *** so that no path can print one, also where a server or a
- * gateway echoes it back in an encoding of its own, in any letter case:
+ * gateway echoes it back in an encoding of its own, in any letter case, whole or its first
+ * SHOWN_PREFIX characters:
  * - each character as itself, JSON-escaped (`\/`, `\"`, `\\`, or `\u002f`, escaped again
- *   inside a JSON string), percent-encoded (again as `%252F`), `+` for a space, `\xNN` for
- *   each UTF-8 byte, or an HTML entity (`&#47;`, `&#x2F;`, `&sol;`, escaped again as
- *   `&amp;#47;`);
- * - the whole secret, or "Bearer <secret>", in base64 or base64url at each of the three
- *   alignments it can have inside longer encoded text, or as hex;
- * - any of these with zero-width characters or colour codes between its characters.
+ *   inside a JSON string), percent-encoded (again as `%252F`), `+` for a space, `\xNN` or
+ *   quoted-printable `=NN` for each UTF-8 byte, or an HTML entity (`&#47;`, `&#x2F;`,
+ *   `&sol;`, escaped again as `&amp;#47;`);
+ * - its bytes in UTF-8, UTF-16LE or UTF-16BE in any of the encodings of `encodedRuns` (base64
+ *   wrapped or not, hex, byte lists), up to MOST_DECODINGS deep (base64 of base64): the whole
+ *   encoded run is replaced;
+ * - any of these with zero-width characters, colour codes or soft line breaks between its
+ *   characters.
  * Every line that can carry server text goes through here: top-level errors, the client's
- * error messages, the rate-limit state, the --debug trace, and all of a run's stdout and stderr.
+ * error messages and bodies (before the journal or state see them), the --debug trace, and all
+ * of a run's stdout and stderr.
  */
 export function redact(text: string, secrets: Iterable<string>): string {
   let result = text;
-  for (const secret of secrets) {
-    if (secret.length >= SHORTEST_SECRET && result.includes(secret)) {
-      result = result.split(secret).join('***');
-    }
-  }
-  // Look in the text without its fillers, then replace the same span of the text as it is.
-  const { visible, kept } = HAS_FILLER.test(result) ? withoutFillers(result) : { visible: result };
-  const patterns: RegExp[] = [];
-  let lower: string | null | undefined;
+  const forms: Forms[] = [];
   for (const secret of secrets) {
     if (secret.length < SHORTEST_SECRET) continue;
-    const forms = formsOf(secret);
-    // Most text holds no form of the secret, and is spared the pattern: it cannot without a
-    // marker or a plain form, which a search of the text in lower case finds (in about the
-    // time the secret as it is was looked for above).
-    lower ??= MARKER.test(visible) ? null : visible.toLowerCase();
-    if (lower === null || forms.plain.some((form) => lower!.includes(form))) {
-      patterns.push(forms.pattern);
-    }
+    if (result.includes(secret)) result = result.split(secret).join('***');
+    forms.push(formsOf(secret));
   }
-  if (!patterns.length) return result;
-  if (!kept) {
-    for (const pattern of patterns) result = result.replace(pattern, '***');
-    return result;
-  }
-  const spans: Array<[number, number]> = [];
-  for (const pattern of patterns) {
-    for (const match of visible.matchAll(pattern)) {
-      spans.push([kept[match.index]!, kept[match.index + match[0].length - 1]! + 1]);
-    }
-  }
+  if (!forms.length) return result;
+  const spans = leaks(result, forms, 0);
+  if (!spans.length) return result;
   spans.sort((a, b) => a[0] - b[0]);
   let redacted = '';
   let end = 0;
@@ -117,6 +157,194 @@ export function redact(text: string, secrets: Iterable<string>): string {
     end = Math.max(end, stop);
   }
   return redacted + result.slice(end);
+}
+
+/**
+ * The spans of `text` (start, end) that hold a secret in any form; `depth` is how many
+ * decodings made `text`. Looks in the text without its fillers, and gives the span of the text
+ * as it is.
+ */
+function leaks(text: string, forms: Forms[], depth: number): Array<[number, number]> {
+  const { visible, kept } = HAS_FILLER.test(text) ? withoutFillers(text) : { visible: text };
+  const spans: Array<[number, number]> = [];
+  const found = (start: number, stop: number) =>
+    spans.push(kept ? [kept[start]!, kept[stop - 1]! + 1] : [start, stop]);
+  // Most text holds no form of a secret, and is spared the pattern: it cannot without a
+  // marker or the secret's first characters, which a search in lower case finds.
+  const lower = MARKER.test(visible) ? null : visible.toLowerCase();
+  for (const form of forms) {
+    if (lower !== null && !lower.includes(form.plain)) continue;
+    // exec, not matchAll: a clone of the pattern would be compiled again on every write.
+    form.pattern.lastIndex = 0;
+    for (let match; (match = form.pattern.exec(visible));) {
+      found(match.index, match.index + match[0].length);
+    }
+  }
+  if (depth < MOST_DECODINGS) {
+    const bytes = Math.min(...forms.map((form) => form.bytes));
+    const ascii = forms.every((form) => form.ascii);
+    for (const run of encodedRuns(visible, bytes, ascii)) {
+      if (run.decoded.some((bytes) => holds(bytes, forms, depth + 1))) found(run.start, run.stop);
+    }
+  }
+  return spans;
+}
+
+/** Whether decoded bytes (as latin1) hold a secret, as they are or encoded once more. */
+function holds(bytes: string, forms: Forms[], depth: number): boolean {
+  const lower = bytes.toLowerCase();
+  if (forms.some((form) => form.decoded.some((start) => lower.includes(start)))) return true;
+  return PRINTABLE_RUN.test(bytes) && leaks(bytes, forms, depth).length > 0;
+}
+
+/** A run of text that may be bytes in an encoding, and what it decodes to (as latin1). */
+interface EncodedRun {
+  start: number;
+  stop: number;
+  decoded: string[];
+}
+
+/**
+ * The start and end of the first run of `length` characters or more of `kind` in `text` at or
+ * after `from`. Redaction runs on every write, and most text holds no such run: each try looks
+ * at the last character a run could have first and goes back, so that a word of 5 letters
+ * costs about one look, not 5 (a regular expression for the run costs some 5 times as much).
+ */
+function runOf(
+  text: string,
+  kind: number,
+  length: number,
+  from: number,
+): [number, number] | undefined {
+  for (let start = from; start + length <= text.length;) {
+    let at = start + length - 1;
+    while (at >= start && KIND[text.charCodeAt(at)]! & kind) at--;
+    if (at < start) {
+      let stop = start + length;
+      while (stop < text.length && KIND[text.charCodeAt(stop)]! & kind) stop++;
+      return [start, stop];
+    }
+    start = at + 1;
+  }
+  return undefined;
+}
+
+/**
+ * The runs of `text` long enough to hold `bytes` bytes in an encoding, each with what it
+ * decodes to at each alignment the bytes may have in it (a run may start with text that is not
+ * of the encoding, "xc2tf…", or, as hex, half a byte):
+ * - base64 or base64url, padded or not, also wrapped as MIME (76 columns) and PEM (64) wrap it,
+ *   with CRLF or LF, real or JSON-escaped, and with `\/` as PHP writes `/` in JSON;
+ * - hex, alone or as a list: `73:6b`, `73 6b`, `0x73,0x6b`;
+ * - a list of decimal bytes or character codes: `[115,107]`, `115 107`, Java's negative bytes.
+ */
+function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] {
+  const runs: EncodedRun[] = [];
+  const shortest = Math.ceil((bytes * 4) / 3);
+  for (let from = 0, found; (found = runOf(text, BASE64, shortest, from));) {
+    let start = found[0];
+    let line = 0;
+    let i = start;
+    for (; ; i++) {
+      const code = text.charCodeAt(i);
+      if (code !== BACKSLASH && KIND[code]! & BASE64) {
+        line++;
+        continue;
+      }
+      if (code === BACKSLASH && text.charCodeAt(i + 1) === SLASH) {
+        i++;
+        line += 2;
+        continue;
+      }
+      // A line of 40 or more goes on after its line break: MIME and PEM wrap at 76 and 64.
+      const eol = line >= 40 ? lineBreakAt(text, i) : 0;
+      const next = text.charCodeAt(i + eol);
+      if (eol && next !== BACKSLASH && KIND[next]! & BASE64) {
+        i += eol - 1;
+        line = 0;
+        continue;
+      }
+      let stop = i;
+      while (stop < i + 2 && text.charCodeAt(stop) === EQUALS) stop++;
+      if (stop - start >= shortest) runs.push(decodedRun(text, start, stop, bytes, ascii));
+      if (code !== BACKSLASH || i >= found[1]) break;
+      // Any other escape (`\t`, `\u…`, a short line's `\n`) ends a run; the next starts after.
+      start = i + 2;
+      line = 0;
+      i++;
+    }
+    from = Math.max(i + 1, found[1]);
+  }
+  runs.push(...byteLists(text, bytes));
+  return runs;
+}
+
+/** The length of the line break at `at`: CRLF, LF, or either JSON-escaped; 0 for none. */
+function lineBreakAt(text: string, at: number): number {
+  const match = /^(?:\r?\n|(?:\\r)?\\n)/.exec(text.slice(at, at + 4));
+  return match ? match[0].length : 0;
+}
+
+function decodedRun(
+  text: string,
+  start: number,
+  stop: number,
+  bytes: number,
+  ascii: boolean,
+): EncodedRun {
+  const run = text.slice(start, stop).replace(/[\r\n]|\\[rn]|\\(?=\/)/g, '');
+  // Base64 of ASCII text, as UTF-8, UTF-16 or base64 again, has a letter in every 4 characters
+  // (the first six bits of an ASCII byte are below 32: A to f). Runs of digits, as ids and
+  // times are, are not decoded.
+  const decoded =
+    !ascii || /[a-z]/i.test(run)
+      ? [0, 1, 2, 3].map((skip) => Buffer.from(run.slice(skip), 'base64').toString('latin1'))
+      : [];
+  // Hex, also where it follows other letters of base64 ("echo_736b…").
+  for (const [hex] of run.matchAll(/[0-9a-f]+/gi)) {
+    if (hex.length < bytes * 2) continue;
+    decoded.push(...[0, 1].map((skip) => Buffer.from(hex.slice(skip), 'hex').toString('latin1')));
+  }
+  return { start, stop, decoded };
+}
+
+/** Lists of `bytes` bytes or more, hex with a separator or decimal (see `encodedRuns`). */
+function byteLists(text: string, bytes: number): EncodedRun[] {
+  const lists: EncodedRun[] = [];
+  // Two digits a byte at least (what a key holds is from 32 up), and a separator between.
+  const shortest = bytes * 3 - 1;
+  for (let from = 0, found; (found = runOf(text, LIST, shortest, from)); from = found[1]) {
+    for (let at = found[0]; at < found[1]; at++) {
+      const list = listAt(text, at);
+      if (list && list.decoded[0]!.length >= bytes) {
+        lists.push(list);
+        at = list.stop - 1;
+      }
+    }
+  }
+  return lists;
+}
+
+function listAt(text: string, at: number): EncodedRun | undefined {
+  HEX_LIST.lastIndex = at;
+  const hex = HEX_LIST.exec(text);
+  if (hex) {
+    const digits = hex[0].replace(/0x/gi, '').replace(/[^0-9a-f]/gi, '');
+    const decoded = [Buffer.from(digits, 'hex').toString('latin1')];
+    return { start: at, stop: at + hex[0].length, decoded };
+  }
+  DECIMAL_LIST.lastIndex = at;
+  const decimal = DECIMAL_LIST.exec(text);
+  if (!decimal) return undefined;
+  // Java writes bytes from 128 up as negative numbers.
+  const codes = decimal[0]
+    .match(/-?\d+/g)!
+    .map((n) => (Number(n) < 0 ? Number(n) + 256 : Number(n)));
+  return {
+    start: at,
+    stop: at + decimal[0].length,
+    decoded: [String.fromCharCode(...codes)],
+  };
 }
 
 /** `text` without its fillers, and where each of its characters is in `text`. */
@@ -133,52 +361,39 @@ function withoutFillers(text: string): { visible: string; kept: number[] } {
   return { visible: visible + text.slice(from), kept };
 }
 
+/** The forms of `secret`, compiled once per secret and kept: redaction runs on every write. */
 function formsOf(secret: string): Forms {
   let forms = compiled.get(secret);
   if (forms) return forms;
-  const { base64, hex } = wholeEncodings(secret);
-  const alternatives = [
-    // A base64 form takes its last, partial character and the padding with it.
-    ...base64.map((form) => `${escapeRegExp(form)}[a-z0-9+/_-]?={0,2}`),
-    ...hex,
-    [...secret].map(anyEncoding).join(''),
-  ];
+  const chars = [...secret];
+  const shown = Math.min(chars.length, SHOWN_PREFIX);
+  // The characters after the first ones, each only after the one before it.
+  // The whole secret first: its characters' forms are tried in turn until all match. A start
+  // cut short takes each form that matches, an escape before the character itself.
+  const full = chars.map(anyEncoding).join('');
+  let rest = '';
+  for (let i = chars.length - 1; i >= shown; i--) rest = `(?:${anyEncoding(chars[i]!)}${rest})?`;
+  const start = chars.slice(0, shown).join('');
+  const utf16 = Buffer.from(start, 'utf16le');
   forms = {
-    pattern: new RegExp(alternatives.join('|'), 'gi'),
-    plain: [secret, ...base64, ...hex].map((form) => form.toLowerCase()),
+    pattern: new RegExp(`${full}|${chars.slice(0, shown).map(anyEncoding).join('')}${rest}`, 'gi'),
+    plain: start.toLowerCase(),
+    decoded: [
+      Buffer.from(start, 'utf8').toString('latin1'),
+      utf16.toString('latin1'),
+      Buffer.from(utf16).swap16().toString('latin1'),
+      start,
+    ].map((form) => form.toLowerCase()),
+    bytes: Buffer.byteLength(start),
+    ascii: Buffer.byteLength(start) === start.length,
   };
   compiled.set(secret, forms);
   return forms;
 }
 
-/**
- * The encodings of the secret as a whole, each longest first: base64 and base64url of
- * "Bearer <secret>" and of the secret alone, at each of the three byte alignments it can have
- * in a longer text (only the characters made of the secret's own bits, which do not change
- * with what surrounds it), and hex.
- */
-function wholeEncodings(secret: string): { base64: string[]; hex: string[] } {
-  const bytes = Buffer.from(secret, 'utf8');
-  const base64 = new Set<string>();
-  const hex: string[] = [];
-  for (const plain of [Buffer.concat([Buffer.from('Bearer '), bytes]), bytes]) {
-    for (const offset of [0, 1, 2]) {
-      const encoded = Buffer.concat([Buffer.alloc(offset), plain]).toString('base64');
-      const core = encoded.slice(
-        Math.ceil((offset * 8) / 6),
-        Math.floor(((offset + plain.length) * 8) / 6),
-      );
-      base64.add(core);
-      base64.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
-    }
-    hex.push(plain.toString('hex'));
-  }
-  return { base64: [...base64].sort((a, b) => b.length - a.length), hex };
-}
-
 /** A regular expression for `char` in any of the encodings above. */
 function anyEncoding(char: string): string {
-  const ways = [escapeRegExp(char)];
+  const ways: string[] = [];
   const codePoint = char.codePointAt(0)!;
   const utf8 = [...Buffer.from(char, 'utf8')];
   // JSON: \uXXXX for each UTF-16 unit, after one or more backslashes.
@@ -188,15 +403,16 @@ function anyEncoding(char: string): string {
   if (char === '"' || char === '\\' || char === '/') ways.push(`\\\\+\\${char}`);
   // Percent-encoding: each UTF-8 byte, its % itself encoded any number of times.
   ways.push(utf8.map((byte) => `%(?:25)*${hexDigits(byte, 2)}`).join(''));
-  // A C-style string: \xNN for each UTF-8 byte.
+  // A C-style string: \xNN for each UTF-8 byte; quoted-printable: =NN.
   ways.push(utf8.map((byte) => `\\\\+x${hexDigits(byte, 2)}`).join(''));
+  ways.push(utf8.map((byte) => `=${hexDigits(byte, 2)}`).join(''));
   // HTML: a numeric entity in decimal or hex, or a named one; its & itself escaped any number
   // of times.
   ways.push(`&(?:amp;)*#(?:0*${codePoint}|x0*${codePoint.toString(16)});?`);
   const name = ENTITY_NAMES[char];
   if (name) ways.push(`&(?:amp;)*${name};`);
   if (char === ' ') ways.push('\\+');
-  return `(?:${ways.join('|')})`;
+  return `(?:${[...ways, escapeRegExp(char)].join('|')})`;
 }
 
 /** The named entities HTML escapers use for characters a key may hold. */

@@ -1,21 +1,32 @@
 // What redaction costs per write, for the kinds of text pets prints, against a plain search
 // for the secret as it is (the least any redaction can do). Text with no possible encoding
 // (a table of names, with no \ % & + and no long run of the secret's alphabet) is the common
-// case, and should cost about that least.
+// case, and should cost about that least. Given another redact.ts (say main's, saved before a
+// change), each text is measured with both in the same run, and the last column is their ratio.
 //   node test/bench/redact.mjs [path of another redact.ts to compare]
 import { Buffer } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 
-const { redact } = await import(
-  process.argv[2] ? pathToFileURL(process.argv[2]).href : '../../src/core/redact.ts'
-);
+const { redact } = await import('../../src/core/redact.ts');
+const before = process.argv[2]
+  ? (await import(pathToFileURL(process.argv[2]).href)).redact
+  : undefined;
 const KEY = 'sk_live_CANARY_5f2e9a7c41b8d306';
 const secrets = [KEY, 'proxy-user:proxy-password-1'];
 
 const rows = Array.from({ length: 20 }, (_, i) => `${1000 + i}\tRex ${i}\t${i % 5}\tavailable`);
 const texts = {
   'a table of 20 pets': `${rows.join('\n')}\n`,
+  'a JSON page of 20 pets, 16-digit ids': `${JSON.stringify(
+    rows.map((_, i) => ({
+      id: `90071992547409${10 + i}`,
+      name: `Rex ${i}`,
+      categoryId: i % 5,
+      status: 'available',
+      createdAt: '2026-11-26T15:21:24.000Z',
+    })),
+  )}\n`,
   'a JSON line':
     '{"id":9007199254740993,"name":"Rex the third","categoryId":3,"status":"available"}\n',
   'a --debug line with %':
@@ -35,11 +46,14 @@ function nsPerCall(fn, text) {
 }
 
 const exact = (text) => secrets.reduce((t, s) => t.split(s).join('***'), text);
-console.log('text                                   redact     plain search   ratio');
+const head = 'text                                   redact     plain search   ratio';
+console.log(before ? `${head}      before   after/before` : head);
 for (const [what, text] of Object.entries(texts)) {
   const full = nsPerCall((t) => redact(t, secrets), text);
   const least = nsPerCall(exact, text);
+  const was = before && nsPerCall((t) => before(t, secrets), text);
   console.log(
-    `${what.padEnd(38)} ${full.toFixed(0).padStart(7)} ns ${least.toFixed(0).padStart(9)} ns   ${(full / least).toFixed(1)}×`,
+    `${what.padEnd(38)} ${full.toFixed(0).padStart(7)} ns ${least.toFixed(0).padStart(9)} ns   ${(full / least).toFixed(1).padStart(5)}×` +
+      (was ? ` ${was.toFixed(0).padStart(8)} ns   ${(full / was).toFixed(2)}×` : ''),
   );
 }

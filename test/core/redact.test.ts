@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { redact, Secrets } from '../../src/core/redact.js';
+import {
+  GATEWAY_ENCODINGS,
+  keyBearingPart,
+  leaksPart,
+  quotedPrintable,
+} from '../helpers/echo-encodings.js';
 
 const KEY = 'sk_live/a<b>&"c"\\d e';
 const CANARY = 'sk_live_CANARY_5f2e9a7c41b8d306';
@@ -90,7 +96,10 @@ describe('redact', () => {
   });
 
   it('leaves text that only resembles the key, and keys too short to tell apart', () => {
-    expect(redact('sk_live/a<b>&"c"\\d', [KEY])).toBe('sk_live/a<b>&"c"\\d');
+    // 11 characters of the key's start are what services show to name a key; 12 are a leak.
+    expect(redact('sk_live/a<b and sk_live_CAN…', [KEY, CANARY])).toBe(
+      'sk_live/a<b and sk_live_CAN…',
+    );
     expect(redact('%2f and \\u002f', ['/'])).toBe('%2f and \\u002f');
     expect(redact('an abc in a sentence', ['abc'])).toBe('an abc in a sentence');
     const ordinary =
@@ -104,5 +113,81 @@ describe('redact', () => {
     expect(secrets.redact(`${CANARY} Basic ${proxyAuth} ${KEY}`)).toBe(`*** Basic *** ${KEY}`);
     expect([...secrets]).toEqual([CANARY, 'proxy-user:hunter2-long']);
     expect(new Secrets().redact('text')).toBe('text');
+  });
+
+  it('takes all of a key whose characters have several forms, whole or cut short', () => {
+    const php = (text: string) => JSON.stringify(text).slice(1, -1).replace(/\//g, '\\/');
+    expect(redact(`"${php(KEY)}"`, [KEY])).toBe('"***"');
+    for (const cut of [12, 16, 17, 19]) {
+      expect(redact(`"${php(KEY.slice(0, cut))}…"`, [KEY])).toBe('"***…"');
+    }
+  });
+
+  it('replaces an echo cut short after 12 characters of the key or more, in any form', () => {
+    for (const cut of [12, 13, 20, 30]) {
+      const start = CANARY.slice(0, cut);
+      expect(redact(`key ${start}… is invalid`, [CANARY])).toBe('key ***… is invalid');
+      expect(redact(`key ${encodeURIComponent(start.toUpperCase())}…`, [CANARY])).toBe('key ***…');
+    }
+    // The base64 of the key, cut after 15 characters, holds 11 of the key; after 16, 12.
+    const base64 = bytes(CANARY).toString('base64');
+    expect(redact(`"${base64.slice(0, 15)}"`, [CANARY])).toBe(`"${base64.slice(0, 15)}"`);
+    expect(redact(`"${base64.slice(0, 16)}"`, [CANARY])).toBe('"***"');
+  });
+});
+
+describe('redact, in the encodings gateways echo whole', () => {
+  for (const secret of [KEY, CANARY]) {
+    for (const text of [secret, `Bearer ${secret}`]) {
+      it.each(GATEWAY_ENCODINGS)(`replaces ${JSON.stringify(text)} as %s`, (_how, encode) => {
+        const written = encode(text);
+        const part = keyBearingPart(encode, text, secret);
+        expect(leaksPart(written, part)).toBe(true);
+        const redacted = redact(`before ${written} after`, [secret]);
+        expect(redacted.startsWith('before ')).toBe(true);
+        expect(redacted.endsWith(' after')).toBe(true);
+        expect(redacted).toContain('***');
+        expect({ redacted, leaks: leaksPart(redacted, part) }).toEqual({ redacted, leaks: false });
+      });
+    }
+  }
+
+  it('covers the proxy credentials and the rate store password alike', () => {
+    const proxy = 'proxy-user:hunter2-long-pw';
+    const store = 'redis-pass-0123456789';
+    const secrets = new Secrets().add(CANARY).add(proxy).add('hunter2-long-pw').add(store);
+    for (const [how, encode] of GATEWAY_ENCODINGS) {
+      for (const [secret, text] of [
+        [proxy, `Basic ${proxy}`],
+        [store, `AUTH default ${store}`],
+      ] as const) {
+        const part = keyBearingPart(encode, text, secret);
+        const redacted = secrets.redact(`echo ${encode(text, secret)} end`);
+        expect({ how, secret, leaks: leaksPart(redacted, part) }).toEqual({
+          how,
+          secret,
+          leaks: false,
+        });
+      }
+    }
+  });
+
+  it('leaves ordinary data that only looks encoded', () => {
+    const other = 'sk_live_OTHER_0123456789abcdef';
+    const ordinary = [
+      '[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]',
+      '[{"id":9007199254740993,"tags":[101,102,103,104,105,106,107,108,109,110]}]',
+      'sha256:2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae',
+      'de:ad:be:ef:00:11:22:33:44:55 0x01,0x02,0x03,0x04,0x05,0x06,0x07,0x08,0x09',
+      '550e8400-e29b-41d4-a716-446655440000',
+      bytes(`Bearer ${other}`).toString('base64'),
+      Buffer.from(`Bearer ${other}`, 'utf16le').toString('base64'),
+      bytes(bytes(`Bearer ${other}`).toString('base64')).toString('base64'),
+      `${'QUJD'.repeat(19)}\r\n${'REVG'.repeat(19)}\r\n${'R0hJ'.repeat(5)}==`,
+      quotedPrintable(`a name with = signs and ${'long '.repeat(30)}text`),
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      'Rex the third\tavailable\tunavailable\tinternationalization\r\n',
+    ].join('\n');
+    expect(redact(ordinary, [KEY, CANARY, 'proxy-user:hunter2-long-pw'])).toBe(ordinary);
   });
 });
