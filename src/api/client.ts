@@ -10,7 +10,6 @@ import { redact } from '../core/redact.js';
 import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
 import type { ApiTarget } from '../config/resolve-target.js';
-import type { GateState } from '../ratelimit/policy.js';
 import type { NewPet, Pet, PetStatus } from './contract.js';
 import { withCreateOutcome } from './create-outcome.js';
 import { ContractViolation, parseErrorBody, readPet, readPets } from './validate.js';
@@ -22,16 +21,6 @@ export interface PetsApiOptions {
   secrets?: Iterable<string>;
   send: HttpSender;
   userAgent: string;
-  now: () => number;
-  /** What the rate gate knows of this key, when there is a gate. */
-  rateLimitState?: () => GateState;
-  /**
-   * Tells the rate gate how many more requests are to come (a batch's records ahead); false
-   * when it has no use for the count (the server states no limit).
-   */
-  expectRequests?: (count: number) => boolean;
-  /** Requests this process has sent through the rate gate: what a message may say was sent. */
-  requestsSent?: () => number;
 }
 
 /** How a call can be stopped: `signal` cancels it outright; `stopSending` only keeps it from
@@ -65,24 +54,6 @@ export interface GetPetResult {
 /** The three operations of the Animal Store API v1, with every answer checked against the contract. */
 export class PetsApi {
   constructor(private readonly options: PetsApiOptions) {}
-
-  /** The key's last known quota and cooldown, as the rate gate holds them. */
-  rateLimitState(): GateState | undefined {
-    return this.options.rateLimitState?.();
-  }
-
-  /**
-   * `count` more calls are to come after those under way: the rate gate shares the key by it.
-   * False when nothing needs to know.
-   */
-  expectRequests(count: number): boolean {
-    return this.options.expectRequests?.(count) ?? false;
-  }
-
-  /** Requests sent so far through the gate, retries included; undefined without a gate. */
-  requestsSent(): number | undefined {
-    return this.options.requestsSent?.();
-  }
 
   async listPets(query: ListQuery, options: CallOptions = {}): Promise<Pet[]> {
     const params = new URLSearchParams();

@@ -51,7 +51,6 @@ function api(
     },
     send: transport.send,
     userAgent: 'pets/test',
-    now: Date.now,
   });
 }
 
@@ -172,7 +171,6 @@ describe('PetsApi against a faulty server', () => {
       },
       send: gate.send,
       userAgent: 'pets/test',
-      now: Date.now,
     });
     const error = (await failure(limited.listPets({}))) as RateLimitError;
     expect(error).toBeInstanceOf(RateLimitError);

@@ -68,8 +68,8 @@ function fakeApi(created: string[], random: () => number, sendsAfterStop: { coun
   let stopped = false;
   return {
     markStopped: () => (stopped = true),
+    gate: { snapshot: {}, expect: () => false, sentCount: 0 },
     api: {
-      expectRequests: () => false,
       async createPet(pet: NewPet, options: { beforeSend?: () => Promise<void> }): Promise<Pet> {
         for (let turns = Math.floor(random() * 3); turns > 0; turns--) {
           await Promise.resolve();
@@ -107,7 +107,7 @@ async function run(
   random: () => number,
 ): Promise<{ result?: AddBatchResult; sendsAfterFailure: number }> {
   const afterFailure = { count: 0 };
-  const { api, markStopped } = fakeApi(created, random, afterFailure);
+  const { api, gate, markStopped } = fakeApi(created, random, afterFailure);
   const watched: JournalIo = {
     write(...args) {
       try {
@@ -140,7 +140,7 @@ async function run(
         retryUnknown: false,
         concurrency: 1 + Math.floor(random() * 8),
       },
-      { api, signal: never, stop: never, report: () => undefined },
+      { api, gate, signal: never, stop: never, report: () => undefined },
     );
     return { result, sendsAfterFailure: afterFailure.count };
   } finally {

@@ -26,7 +26,7 @@ function crashingDeps() {
     signal: new AbortController().signal,
     prompts: noPerson(),
     config: async () => config,
-    api: async () => api,
+    api: async () => ({ api, gate: { snapshot: {}, expect: () => false, sentCount: 0 } }),
     secrets: new Secrets(),
     close: async () => {},
   };
@@ -74,7 +74,7 @@ describe('main', () => {
     const pending = main(['node', 'pets', 'list'], {
       ...deps,
       signal: stop.signal,
-      api: async () => api,
+      api: async () => ({ api, gate: { snapshot: {}, expect: () => false, sentCount: 0 } }),
     });
     setTimeout(() => stop.abort(), 20);
     expect(await pending).toBe(130);

@@ -165,7 +165,10 @@ describe('the API key canary', () => {
         } as unknown as PetsApi;
         const code = await main(['node', 'pets', 'list', '--debug'], {
           ...deps,
-          api: async () => crashing,
+          api: async () => ({
+            api: crashing,
+            gate: { snapshot: {}, expect: () => false, sentCount: 0 },
+          }),
         });
         return { code, stdout: io.out(), stderr: io.err() };
       },

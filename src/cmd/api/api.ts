@@ -222,7 +222,7 @@ export const apiCommand: CommandModule = {
         else await confirmWrite(session, target, sends, path, options);
         const input =
           options.input === undefined ? undefined : await readInput(session, options.input);
-        const api = await session.api(target);
+        const { api } = await session.api(target);
         const result = await callApi(
           {
             path,

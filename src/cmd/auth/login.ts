@@ -191,7 +191,7 @@ async function readAndCheckKey(
     if (!options.target) return { key, check: undefined };
     const target: ApiTarget = { ...options.target, apiKey: key };
     try {
-      const api = await session.api(target);
+      const { api } = await session.api(target);
       return { key, check: await checkKey(target, { api, signal: session.deps.signal }) };
     } catch (error) {
       if (!(error instanceof AuthError) || tried === tries) throw error;

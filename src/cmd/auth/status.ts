@@ -51,7 +51,7 @@ export function defineStatus(auth: Command, getSession: SessionSource): void {
     .action(async () => {
       const session = getSession();
       const target = await session.target();
-      const api = await session.api(target);
+      const { api, gate } = await session.api(target);
       let status: AuthStatus;
       try {
         status = await authStatus(target, { api, signal: session.deps.signal });
@@ -66,6 +66,7 @@ export function defineStatus(auth: Command, getSession: SessionSource): void {
       const quota: QuotaReport = {
         ...(await showQuota(target, {
           api,
+          gate,
           now: session.deps.clock.now,
           signal: session.deps.signal,
         })),

@@ -1,8 +1,8 @@
-import type { PetsApi } from '../../api/client.js';
 import type { NewPet, Pet } from '../../api/contract.js';
 import { mayHaveCreated } from '../../api/create-outcome.js';
 import type { InputRecord } from '../../batch/input/index.js';
 import type { Journal, PreviousRecord } from '../../batch/journal.js';
+import type { KeyApi } from '../shared/deps.js';
 import { planRecord, recordNamer, type RecordPlan } from '../../batch/plan.js';
 import { readAhead } from '../../batch/read-ahead.js';
 import { runBatch, type WorkResult } from '../../batch/run-batch.js';
@@ -48,8 +48,7 @@ export interface AddBatchOptions {
   concurrency: number;
 }
 
-export interface AddBatchDeps {
-  api: PetsApi;
+export interface AddBatchDeps extends KeyApi {
   /** Cancels requests on the wire (the grace period after Ctrl-C is over). */
   signal: AbortSignal;
   /** Stops starting new records (Ctrl-C). */
@@ -109,9 +108,7 @@ export async function addBatch(
     planRecord(journal.previous(names.add(record.pet)), retryUnknown) === 'send';
 
   const end = await runBatch({
-    items: readAhead(options.records, READ_AHEAD, toSend, (count) =>
-      deps.api.expectRequests(count),
-    ),
+    items: readAhead(options.records, READ_AHEAD, toSend, (count) => deps.gate.expect(count)),
     concurrency: options.concurrency,
     work,
     emit: (_record, result) => {

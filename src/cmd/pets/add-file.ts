@@ -4,8 +4,8 @@ import { realpath } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { AddBatchResult, RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
-import type { PetsApi } from '../../api/client.js';
-import { NetworkError, PetsError, UsageError, type ErrorJson } from '../../core/errors.js';
+import type { KeyApi } from '../shared/deps.js';
+import { PetsError, UsageError, type ErrorJson } from '../../core/errors.js';
 import type { Column } from '../../output/render.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
 import type { InputFormat } from '../../batch/input/format.js';
@@ -450,7 +450,7 @@ async function makePlan(
   options: BatchOptions,
   source: RecordInput,
   journal: Pick<Journal, 'records' | 'previous'>,
-  api: PetsApi,
+  { api, gate }: KeyApi,
   run: { survey: boolean; ask: boolean; notes?: ReadNotes },
 ): Promise<BatchPlan & { askFailed?: PetsError }> {
   const { survey, ask } = run;
@@ -459,12 +459,12 @@ async function makePlan(
     ? await surveyRecords(await source.records(run.notes), journal, options.retryUnknown)
     : undefined;
   const now = session.deps.clock.now;
-  let state = api.rateLimitState();
+  let state = gate.snapshot;
   let outlook = quotaOutlook(state, now());
   let askFailed: PetsError | undefined;
   if (ask && outlook.kind === 'unknown' && outlook.blockedUntilMs === undefined) {
     // Nothing known yet: one cheap GET tells the window, as `pets quota` does.
-    const before = api.requestsSent();
+    const before = gate.sentCount;
     try {
       await api.listPets({ limit: 1 }, { signal: session.deps.signal });
     } catch (error) {
@@ -472,14 +472,8 @@ async function makePlan(
       askFailed = error;
     }
     // What the gate let go, not what was tried: a GET that never connected was not sent.
-    const after = api.requestsSent();
-    const sent =
-      before !== undefined && after !== undefined
-        ? after - before
-        : askFailed instanceof NetworkError && !askFailed.requestMayHaveArrived
-          ? 0
-          : 1;
-    state = api.rateLimitState();
+    const sent = gate.sentCount - before;
+    state = gate.snapshot;
     outlook = { ...quotaOutlook(state, now(), { asked: sent > 0 }), askedRequests: sent };
   }
   return {
@@ -499,9 +493,8 @@ async function dryRun(
   journal: Pick<Journal, 'records' | 'previous'>,
 ): Promise<void> {
   await session.environmentLine(target);
-  const api = await session.api(target);
   const notes: ReadNotes = { ids: 0 };
-  const plan = await makePlan(session, options, source, journal, api, {
+  const plan = await makePlan(session, options, source, journal, await session.api(target), {
     survey: true,
     ask: true,
     notes,
@@ -551,18 +544,19 @@ async function importRecords(
   // records read once.
   const watched = session.showsProgress && options.file !== '-';
   const progress = session.showsProgress ? await progressLine(session) : undefined;
-  const api = await session.api(target, progress?.waiter(), { batch: true });
-  const plan = await makePlan(session, options, source, journal, api, {
+  const keyApi = await session.api(target, progress?.waiter(), { batch: true });
+  const { gate } = keyApi;
+  const plan = await makePlan(session, options, source, journal, keyApi, {
     survey: watched,
     ask: false,
   });
   if (progress) {
     const { startLine } = await import('./add-plan.js');
     session.notice(startLine(plan, session.deps.clock.now()), { code: 'plan' });
-    progress.start({ toSend: plan.records?.toSend }, () => api.rateLimitState());
+    progress.start({ toSend: plan.records?.toSend }, () => gate.snapshot);
     session.stderr.keepBelow(progress);
   }
-  const concurrency = options.concurrency ?? defaultConcurrency(api.rateLimitState());
+  const concurrency = options.concurrency ?? defaultConcurrency(gate.snapshot);
   session.stopsOnClosedOutput = true;
 
   const cutOff = new AbortController();
@@ -596,7 +590,7 @@ async function importRecords(
         retryUnknown: options.retryUnknown,
         concurrency,
       },
-      { api, signal: cutOff.signal, stop: session.deps.signal, report },
+      { ...keyApi, signal: cutOff.signal, stop: session.deps.signal, report },
     );
   } finally {
     session.stderr.keepBelow(undefined);

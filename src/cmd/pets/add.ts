@@ -230,7 +230,7 @@ export const addCommand: CommandModule = {
           await printDryRun(session, target, newPet);
           return;
         }
-        const api = await session.api(target);
+        const { api } = await session.api(target);
         const pet = await addPet(newPet, { api, signal: session.deps.signal });
         await session.printPet(pet);
       });

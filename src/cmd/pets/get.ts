@@ -61,7 +61,7 @@ async function* listed(ids: bigint[]): AsyncIterable<IdInput> {
 
 /** One id: the pet itself, or the 404 as the command's error. */
 async function getOne(session: Session, id: bigint): Promise<DeprecationHeaders> {
-  const api = await session.api();
+  const { api } = await session.api();
   const { pet, deprecation } = await api.getPet(id, { signal: session.deps.signal });
   await session.printPet(pet);
   return deprecation;
@@ -72,7 +72,7 @@ async function getMany(
   session: Session,
   inputs: AsyncIterable<IdInput>,
 ): Promise<DeprecationHeaders> {
-  const [{ renderBatchLine }, api] = await Promise.all([
+  const [{ renderBatchLine }, { api, gate }] = await Promise.all([
     import('../../output/render-json.js'),
     session.api(undefined, undefined, { batch: true }),
   ]);
@@ -91,7 +91,7 @@ async function getMany(
   };
   const result = await getPets(
     inputs,
-    { concurrency: defaultConcurrency(api.rateLimitState()) },
+    { concurrency: defaultConcurrency(gate.snapshot) },
     { api, signal: session.deps.signal, report },
   );
   if (session.mode !== 'json') await session.printPets(pets);

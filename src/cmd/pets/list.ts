@@ -49,7 +49,7 @@ export const listCommand: CommandModule = {
         const session = getSession();
         const target = await session.target();
         await session.environmentLine(target);
-        const api = await session.api(target);
+        const { api } = await session.api(target);
         const pets = await listPets(options, { api, signal: session.deps.signal });
         await session.printPets(pets);
         // With --json, [] says it all; a notice would be noise for the script.

@@ -1,10 +1,10 @@
 import { bar } from '../../output/bar.js';
-import type { PetsApi } from '../../api/client.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { GateState } from '../../ratelimit/policy.js';
 import { clockTime, formatDuration } from '../../core/clock.js';
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
+import type { KeyApi } from '../shared/deps.js';
 export interface QuotaReport {
   profile: string;
   /** null when the server sends no rate-limit headers. */
@@ -25,16 +25,16 @@ export interface QuotaReport {
  */
 export async function showQuota(
   target: ApiTarget,
-  deps: { api: PetsApi; now: () => number; signal?: AbortSignal },
+  deps: Pick<KeyApi, 'api' | 'gate'> & { now: () => number; signal?: AbortSignal },
 ): Promise<QuotaReport> {
-  let state = deps.api.rateLimitState();
+  let state = deps.gate.snapshot;
   let source: QuotaReport['source'] = 'cached';
   const now = deps.now();
   const cooling = state?.cooldownUntilMs !== undefined && state.cooldownUntilMs > now;
   const fresh = state?.quota !== undefined && state.quota.resetAtMs > now;
   if (!cooling && !fresh) {
     await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
-    state = deps.api.rateLimitState();
+    state = deps.gate.snapshot;
     source = 'server';
   }
   return report(target.profile, state, deps.now(), source);
@@ -122,9 +122,10 @@ export const quotaCommand: CommandModule = {
         const session = getSession();
         const target = await session.target();
         await session.environmentLine(target);
-        const api = await session.api(target);
+        const { api, gate } = await session.api(target);
         const report = await showQuota(target, {
           api,
+          gate,
           now: session.deps.clock.now,
           signal: session.deps.signal,
         });

@@ -4,8 +4,7 @@ import type { Env } from '../../config/paths.js';
 import type { Clock } from '../../core/clock.js';
 import type { Secrets } from '../../core/redact.js';
 import type { ConfigStore } from '../../config/store.js';
-import type { Waiter } from '../../ratelimit/gate.js';
-import type { WaitLimits } from '../../ratelimit/wait-limits.js';
+import type { RateGate, Waiter } from '../../ratelimit/gate.js';
 import type { Io } from '../../terminal/io.js';
 import type { Prompter } from '../../terminal/prompt.js';
 
@@ -13,8 +12,8 @@ export type { Clock };
 
 export interface HttpSettings {
   timeoutMs: number;
-  /** How long the command may wait on rate limits before exit 5 (--max-wait, or its kind). */
-  waits: WaitLimits;
+  /** --max-wait: how long the command may wait on rate limits before exit 5; else its kind's. */
+  maxWaitSeconds?: number;
   /**
    * Many requests, run unattended: it refuses to start when the rate-limit state cannot be
    * shared with other processes on the key. A short command goes on with a warning.
@@ -28,6 +27,13 @@ export interface HttpSettings {
   trace?: (line: string) => void;
 }
 
+/** The client of one key, and the rate gate its requests go through, side by side. */
+export interface KeyApi {
+  api: PetsApi;
+  /** What commands read of the gate: the quota, the requests sent, and those to come. */
+  gate: Pick<RateGate, 'snapshot' | 'expect' | 'sentCount'>;
+}
+
 /** Everything a command reaches outside itself. Built once per run in createDeps; tests build their own. */
 export interface Deps {
   io: Io;
@@ -38,7 +44,7 @@ export interface Deps {
   /** Opened on first use: conf costs start-up time that --help and --version should not pay. */
   config(): Promise<ConfigStore>;
   /** Opened on first use, for the same reason (undici). */
-  api(target: ApiTarget, settings: HttpSettings): Promise<PetsApi>;
+  api(target: ApiTarget, settings: HttpSettings): Promise<KeyApi>;
   /** Questions for a person at the terminal; asked only where Session.canPrompt allows. */
   prompts: Prompter;
   /**

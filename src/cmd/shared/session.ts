@@ -1,4 +1,3 @@
-import type { PetsApi } from '../../api/client.js';
 import { hostOf } from '../../config/base-url.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { Pet } from '../../api/contract.js';
@@ -12,7 +11,7 @@ import type { Io, Output } from '../../terminal/io.js';
 import type { LineTerminal } from '../../terminal/live-frame.js';
 import type { Prompter } from '../../terminal/prompt.js';
 import { StderrNotices, type Notice } from '../../terminal/stderr-notices.js';
-import type { Deps } from './deps.js';
+import type { Deps, HttpSettings, KeyApi } from './deps.js';
 import type { JqFilter, JqHaltError, JqRuntimeError } from '../../output/jq.js';
 
 /** A notice's facts besides its message: its code (default: its kind), and JSON fields. */
@@ -317,32 +316,37 @@ export class Session {
   }
 
   /**
-   * The API client for `target` (default: the resolved one); `wait` replaces the countdown.
-   * A batch (many requests, run unattended) waits as its work needs, and needs the rate-limit
-   * state it shares with other processes on the key.
+   * The API client for `target` (default: the resolved one) and its rate gate; `wait`
+   * replaces the countdown. A batch (many requests, run unattended) waits as its work needs,
+   * and needs the rate-limit state it shares with other processes on the key. The gate keeps
+   * its first settings, so each function given is made once a run.
    */
-  async api(target?: ApiTarget, wait?: Waiter, run: { batch?: boolean } = {}): Promise<PetsApi> {
-    const dim = this.globals.debug ? (await this.stderrColors()).dim : undefined;
-    const trace = dim
-      ? (line: string) =>
-          this.stderr.write('trace', { code: 'http', message: line }, dim(escapeForTerminal(line)))
-      : undefined;
-    const [{ countdownWaiter }, { waitLimits }] = await Promise.all([
-      import('../../terminal/countdown.js'),
-      import('../../ratelimit/wait-limits.js'),
-    ]);
+  async api(target?: ApiTarget, wait?: Waiter, run: { batch?: boolean } = {}): Promise<KeyApi> {
+    this.apiCalls ??= this.apiFunctions();
     return this.deps.api(target ?? (await this.target()), {
       timeoutMs: this.globals.timeout * 1000,
-      waits: waitLimits({ batch: run.batch ?? false, maxWaitSeconds: this.globals.maxWait }),
+      maxWaitSeconds: this.globals.maxWait,
       batch: run.batch ?? false,
-      warn: (line) => void this.warn(line),
-      wait:
-        wait ??
-        countdownWaiter(this.deps.clock, this.deps.io.stderr, this.showsProgress, () =>
-          this.stderrTerminal(),
-        ),
-      trace,
+      ...(await this.apiCalls),
+      ...(wait && { wait }),
     });
+  }
+
+  private apiCalls?: ReturnType<Session['apiFunctions']>;
+
+  private async apiFunctions(): Promise<Pick<HttpSettings, 'warn' | 'wait' | 'trace'>> {
+    const dim = this.globals.debug ? (await this.stderrColors()).dim : undefined;
+    const { countdownWaiter } = await import('../../terminal/countdown.js');
+    return {
+      warn: (line) => void this.warn(line),
+      wait: countdownWaiter(this.deps.clock, this.deps.io.stderr, this.showsProgress, () =>
+        this.stderrTerminal(),
+      ),
+      ...(dim && {
+        trace: (line: string) =>
+          this.stderr.write('trace', { code: 'http', message: line }, dim(escapeForTerminal(line))),
+      }),
+    };
   }
 }
 
