@@ -24,11 +24,12 @@ export function extraCaCertsFailure(env: NodeJS.ProcessEnv): string | undefined 
  * listener sees it. When NODE_EXTRA_CA_CERTS names a file that does not open, pets says so as a
  * JSON warning and starts again in this same process (execve: same pid, stdio and signals),
  * without the variable: Node then trusts exactly what it would have trusted, and prints nothing.
- * Returns only when there is nothing to do, or no execve (Windows).
+ * Returns only when there is nothing to do, or no restart.
  */
 export async function restartWithoutUnopenableExtraCaCerts(argv: readonly string[]): Promise<void> {
   const reason = extraCaCertsFailure(process.env);
-  if (reason === undefined || typeof process.execve !== 'function') return;
+  // Windows has no execve: Node's line stays there.
+  if (reason === undefined || !process.execve || process.platform === 'win32') return;
   const file = process.env.NODE_EXTRA_CA_CERTS as string;
   const [{ StderrNotices }, { isSea }] = await Promise.all([
     import('./cli-stack.js'),
@@ -51,5 +52,9 @@ export async function restartWithoutUnopenableExtraCaCerts(argv: readonly string
   const args = isSea()
     ? [process.execPath, ...argv.slice(2)]
     : [process.execPath, ...process.execArgv, ...argv.slice(1)];
-  process.execve(process.execPath, args, env);
+  try {
+    process.execve(process.execPath, args, env);
+  } catch {
+    // Not restarted (no such file any more, say): the run goes on, and Node says its line too.
+  }
 }
