@@ -256,8 +256,12 @@ export class ProgressLine {
       this.quota = { readAtMs: now, state };
       const resetAt = state?.quota?.resetAtMs;
       if (resetAt !== undefined && resetAt !== this.lastResetAtMs) {
-        if (this.lastResetAtMs !== undefined && resetAt > this.lastResetAtMs) {
-          const seen = resetAt - this.lastResetAtMs;
+        // Only a Reset read once the last one has passed is a new window's: answers in the
+        // same window may tell its Reset a second apart (whole seconds, rounded up), which
+        // read as two resets made a minute's window 1 s long, and the ETA 59 s for 4 min.
+        const last = this.lastResetAtMs;
+        if (last !== undefined && now >= last && resetAt > last) {
+          const seen = resetAt - last;
           this.windowMs = Math.min(this.windowMs ?? Infinity, seen);
         }
         this.lastResetAtMs = resetAt;

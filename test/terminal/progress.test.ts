@@ -65,6 +65,30 @@ describe('the progress line', () => {
     }
   });
 
+  it('takes a Reset read again in the same window (told to the second) for no new window', async () => {
+    // 300 records at 60 a minute. Answers in the same window tell its Reset a second apart (a
+    // whole second, rounded up, read as it passes): taken for two resets, the window read as
+    // 1 s long, and the ETA fell from 5 min to 59 s in the first burst.
+    const clock = fakeClock();
+    const start = clock.now();
+    const state = { quota: { limit: 60, remaining: 50, resetAtMs: start + 60_000 } };
+    const line = new ProgressLine(captureIo().stderr, clock);
+    line.start({ toSend: 300 }, () => state);
+    for (let i = 0; i < 10; i++) line.advance({ kind: 'created', sent: true });
+    await clock.sleep(300);
+    state.quota = { limit: 60, remaining: 30, resetAtMs: start + 61_000 };
+    for (let i = 0; i < 20; i++) line.advance({ kind: 'created', sent: true });
+    await clock.sleep(300);
+    // 270 left: 30 in this window, then 240 in four more, the last opening 4 min after it.
+    expect(line.stats().etaMs).toBeGreaterThan(4 * 60_000);
+    // The next window does open a minute later: its Reset is a new window's.
+    await clock.sleep(61_000 - 600);
+    state.quota = { limit: 60, remaining: 59, resetAtMs: start + 121_000 };
+    line.advance({ kind: 'created', sent: true });
+    await clock.sleep(300);
+    expect(line.stats().etaMs).toBeGreaterThan(3 * 60_000);
+  });
+
   it('leaves skipped records out of the rate and the count, and says them beside it', async () => {
     const clock = fakeClock();
     const io = captureIo();
