@@ -531,6 +531,27 @@ describe('every message about what was sent, against the --debug trace', () => {
     }
   });
 
+  it('a batch stopped by a used-up quota says how many it sent, as the trace counts them', async () => {
+    const limited = await startSandbox({ plan: 'free', rpd: 3 });
+    try {
+      const file = join(tempDir('pets-sent-'), 'pets.ndjson');
+      const rows = Array.from({ length: 5 }, (_, i) => `{"name":"Q${i}","categoryId":1}`);
+      writeFileSync(file, rows.join('\n'));
+      const result = await runBinary(['add', '--file', file, '--debug'], {
+        ...apiEnv(limited),
+        PETS_PROFILE: 'staging',
+      });
+      expect(result.code).toBe(5);
+      const posts = result.stderr.split('\n').filter((line) => line.startsWith('> POST'));
+      expect(posts).toHaveLength(3);
+      expect(result.stderr).toContain('pets stopped after sending 3 requests');
+      expect(result.stderr).toMatch(/created 3, failed 0, skipped 0, unknown 0, not sent 2/);
+      expect(limited.requestLog.filter((one) => one.method === 'POST')).toHaveLength(3);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('a refused pets api write says nothing was sent, and traced nothing', async () => {
     const result = await runBinary(['api', '/pets', '-f', 'name=T', '--debug'], {
       ...env,
