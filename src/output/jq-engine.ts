@@ -22,17 +22,31 @@ export interface JqSink {
 
 /** How a run of jq ended. */
 export type JqOutcome =
-  /** jq ended by itself, with this exit code. */
-  | { kind: 'exited'; exitCode: number }
+  /** jq ended by itself, with this exit code; `outOfMemory` if it was refused memory. */
+  | { kind: 'exited'; exitCode: number; outOfMemory: boolean }
   /** The sink said stop. */
   | { kind: 'stopped' }
   /** jq aborted: it needed more than the heap's bound (`outOfMemory`), or failed inside. */
   | { kind: 'aborted'; outOfMemory: boolean; problem: string };
 
 export interface JqEngine {
-  /** Runs jq `flags` `program` on the JSON text `input`, its output going to `sink`. */
-  run(input: string, program: string, flags: readonly string[], sink: JqSink): JqOutcome;
+  /**
+   * Runs jq `flags` `program` on the JSON text `input`, its output going to `sink`, its heap
+   * growing to at most `heapBytes` (at most JQ_WASM_HEAP_MAX); past that, jq stops as out of
+   * memory. The heap never shrinks: a later run starts with what an earlier one grew.
+   */
+  run(
+    input: string,
+    program: string,
+    flags: readonly string[],
+    sink: JqSink,
+    heapBytes: number,
+  ): JqOutcome;
 }
+
+/** The heap jq.wasm was built to grow to at most (jq-wasm's getHeapMax). */
+export const JQ_WASM_HEAP_MAX = 256 * 1024 * 1024;
+const WASM_PAGE = 64 * 1024;
 
 // jq-wasm 3.0.0-jq-1.8.2's names for what jq.wasm imports (package.json pins the version):
 // write(2), the heap's growth, abort() and a failed assert(). `checkImports` makes sure.
@@ -50,6 +64,7 @@ const IMPORT_ARITY: Record<string, number> = {
 // What pets uses of WebAssembly, which the ES library tsc is given does not declare.
 interface WasmMemory {
   readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
 }
 interface Wasm {
   Memory: abstract new (...args: never[]) => WasmMemory;
@@ -69,13 +84,13 @@ class LeaveJq extends Error {
 
 /**
  * jq, from the jq.wasm beside this file; in the single executable (src/build/executable.mjs),
- * which has no files beside it, from the asset it carries. Its heap never grows past
- * `heapBytes`: past that, jq stops as out of memory.
+ * which has no files beside it, from the asset it carries.
  */
-export async function loadJqEngine(heapBytes: number): Promise<JqEngine> {
+export async function loadJqEngine(): Promise<JqEngine> {
   const bytes = jqWasm();
   let memory: WasmMemory | undefined;
   let sink: JqSink | undefined;
+  let heapBytes = 0;
   let heapRefused = false;
 
   const jq = await loadJqWasm({
@@ -104,7 +119,14 @@ export async function loadJqEngine(heapBytes: number): Promise<JqEngine> {
           heapRefused = true;
           return 0;
         }
-        return resize(requested);
+        // jq-wasm would grow the heap by a fifth more than asked, past the bound: pets grows
+        // it itself, by as much but within the bound. jq-wasm's views of the old heap are now
+        // detached (empty), so it takes the new size as asked, grows nothing, and renews them.
+        const current = memory!.buffer.byteLength;
+        const target = Math.min(heapBytes, Math.max(requested, current * 1.2));
+        const size = Math.ceil(target / WASM_PAGE) * WASM_PAGE;
+        if (size > current) memory!.grow((size - current) / WASM_PAGE);
+        return resize(size);
       };
       const aborted = (): never => {
         throw new LeaveJq({
@@ -126,11 +148,13 @@ export async function loadJqEngine(heapBytes: number): Promise<JqEngine> {
   });
 
   const engine: JqEngine = {
-    run(input, program, flags, runSink) {
+    run(input, program, flags, runSink, runHeapBytes) {
       sink = runSink;
+      heapBytes = Math.floor(Math.min(runHeapBytes, JQ_WASM_HEAP_MAX) / WASM_PAGE) * WASM_PAGE;
       heapRefused = false;
       try {
-        return { kind: 'exited', exitCode: jq.raw(input, program, [...flags]).exitCode };
+        const { exitCode } = jq.raw(input, program, [...flags]);
+        return { kind: 'exited', exitCode, outOfMemory: heapRefused };
       } catch (error) {
         if (error instanceof LeaveJq) return error.outcome;
         // A trap in jq's code (a WebAssembly RuntimeError) ends it as an abort does.
@@ -172,13 +196,19 @@ function checkImports(runtime: Record<string, unknown>): void {
 /** jq's stdout reaches the sink: else pets would print nothing, silently. */
 function checkOutputReachesUs(engine: JqEngine): void {
   let seen = '';
-  const outcome = engine.run('null', '"ok"', ['-c'], {
-    stdout: (bytes) => {
-      seen += Buffer.from(bytes).toString();
-      return true;
+  const outcome = engine.run(
+    'null',
+    '"ok"',
+    ['-c'],
+    {
+      stdout: (bytes) => {
+        seen += Buffer.from(bytes).toString();
+        return true;
+      },
+      stderr: () => {},
     },
-    stderr: () => {},
-  });
+    JQ_WASM_HEAP_MAX,
+  );
   if (outcome.kind !== 'exited' || seen !== '"ok"\n') {
     throw new Error("jq-wasm's output does not reach pets: is jq-wasm pinned?");
   }

@@ -1,6 +1,6 @@
 import { PetsError, UsageError } from '../core/errors.js';
 import { escapeForTerminal } from '../core/terminal-text.js';
-import type { JqEngine } from './jq-engine.js';
+import type { JqEngine, JqOutcome } from './jq-engine.js';
 
 /** Exit 1: the --jq filter failed on the output, as `error("…")` or `.a` on an array does. */
 export class JqRuntimeError extends PetsError {
@@ -35,11 +35,16 @@ export interface JqFilter {
 }
 
 /**
- * The most jq's heap may grow to. jq holds the JSON text it filters (at most 8 MiB, the
- * largest answer pets reads) several times over as values; past this a filter is running
- * away (`def f: [f]; f`) and stops with exit 1 instead of taking the machine's memory.
+ * The memory a filter may take beyond its input: past it a filter is running away
+ * (`def f: [f]; f`, `"a" * 1e9`) and stops with exit 1 instead of taking the machine's.
  */
-export const JQ_HEAP_BYTES = 256 * 1024 * 1024;
+export const JQ_HEAP_BYTES = 64 * 1024 * 1024;
+/**
+ * What jq takes to hold a JSON text as values, per byte of the text, generously: an 8 MiB
+ * answer (the largest pets reads) of pets measured 80 MiB of heap for `.` or `sort_by(.name)`.
+ * A page of 100 pets adds under 1 MiB to the bound.
+ */
+const JQ_HEAP_PER_INPUT_BYTE = 8;
 /**
  * The longest line of jq's output pets holds: each line is printed whole, so that a key is
  * redacted and a control character escaped wherever the line was cut.
@@ -62,15 +67,20 @@ export async function compileJq(
   options: { pretty: boolean; terminal: boolean },
 ): Promise<JqFilter> {
   const { loadJqEngine } = await import('./jq-engine.js');
-  const engine = await loadJqEngine(JQ_HEAP_BYTES);
+  const engine = await loadJqEngine();
   // Compiled as the user wrote it, so that a syntax error's line and column are theirs. With
   // no input at all, jq compiles the program and runs it on nothing: a check that cannot loop
   // or fail at run time.
   let stderr = '';
-  const check = engine.run('', expression, [], {
+  const sink = {
     stdout: () => true,
-    stderr: (bytes) => void (stderr += Buffer.from(bytes).toString()),
-  });
+    stderr: (bytes: Uint8Array) => void (stderr += Buffer.from(bytes).toString()),
+  };
+  const check = engine.run('', expression, [], sink, JQ_HEAP_BYTES);
+  // jq folds constants as it compiles (`"a" * 1e9`): a valid filter that runs out of memory.
+  if (check.kind === 'aborted' || (check.kind === 'exited' && check.outOfMemory)) {
+    throw runFailed(check, JQ_HEAP_BYTES);
+  }
   if (check.kind !== 'exited' || check.exitCode !== 0) {
     throw new UsageError(
       `--jq ${quoted(expression)} is not a valid jq expression: ${compileProblem(stderr)}`,
@@ -109,20 +119,27 @@ function runFilter(
     readerGone ||= text !== '' && !output.write(terminal ? safeForTerminal(text) : text);
     return !readerGone;
   };
+  const heapBytes = JQ_HEAP_BYTES + JQ_HEAP_PER_INPUT_BYTE * json.length;
   const outcome = whileSignalsEnd(() =>
-    engine.run(json, program, flags, {
-      stdout(bytes) {
-        const lines = results.add(bytes);
-        if (lines === undefined) {
-          tooLong = true;
-          return false;
-        }
-        pending += lines;
-        // A result shows as jq makes it on a terminal; in a pipe, in writes of some size.
-        return terminal || pending.length >= PIPE_CHUNK_BYTES ? flush() : true;
+    engine.run(
+      json,
+      program,
+      flags,
+      {
+        stdout(bytes) {
+          const lines = results.add(bytes);
+          if (lines === undefined) {
+            tooLong = true;
+            return false;
+          }
+          pending += lines;
+          // A result shows as jq makes it on a terminal; in a pipe, in writes of some size.
+          return terminal || pending.length >= PIPE_CHUNK_BYTES ? flush() : true;
+        },
+        stderr: (bytes) => stderr.add(bytes),
       },
-      stderr: (bytes) => stderr.add(bytes),
-    }),
+      heapBytes,
+    ),
   );
   if (tooLong) {
     flush();
@@ -135,15 +152,9 @@ function runFilter(
   pending += results.rest();
   // The reader has gone: nothing is wrong with the filter, and the run stops as it must.
   if (!flush() || outcome.kind === 'stopped') return undefined;
-  if (outcome.kind === 'aborted') {
+  if (outcome.kind === 'aborted' || outcome.outOfMemory) {
     stderr.end(0);
-    return outcome.outOfMemory
-      ? new JqRuntimeError(
-          'jq_error',
-          `--jq failed: the filter needed more than ${mebibytes(JQ_HEAP_BYTES)} of memory`,
-          { hint: 'A filter that calls itself without end, or builds a huge value, does this.' },
-        )
-      : new JqRuntimeError('jq_error', `--jq failed: ${outcome.problem}`);
+    return runFailed(outcome, heapBytes);
   }
   const last = stderr.end(outcome.exitCode);
   if (last.error !== undefined) {
@@ -158,6 +169,24 @@ function runFilter(
   return new JqHaltError(
     outcome.exitCode,
     last.halt?.replace(/\n$/, '') || `--jq stopped with exit code ${outcome.exitCode}`,
+  );
+}
+
+/**
+ * A run of jq that aborted, or was refused more than `heapBytes` of memory (then jq may
+ * have said so and exited).
+ */
+function runFailed(outcome: Exclude<JqOutcome, { kind: 'stopped' }>, heapBytes: number) {
+  if (outcome.outOfMemory) {
+    return new JqRuntimeError(
+      'jq_error',
+      `--jq failed: the filter needed more than ${mebibytes(heapBytes)} of memory`,
+      { hint: 'A filter that calls itself without end, or builds a huge value, does this.' },
+    );
+  }
+  return new JqRuntimeError(
+    'jq_error',
+    `--jq failed: ${outcome.kind === 'aborted' ? outcome.problem : 'jq stopped'}`,
   );
 }
 
@@ -306,8 +335,9 @@ function safeForTerminal(output: string): string {
     .join('\n');
 }
 
+/** Whole mebibytes, rounded down: "more than" it stays true. */
 function mebibytes(bytes: number): string {
-  return `${bytes / (1024 * 1024)} MiB`;
+  return `${Math.floor(bytes / (1024 * 1024))} MiB`;
 }
 
 function quoted(expression: string): string {

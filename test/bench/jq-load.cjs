@@ -3,9 +3,15 @@
 const { join } = require('node:path');
 
 const { loadJqEngine } = require(join(__dirname, '../../dist/vendor/jq.js'));
-loadJqEngine(256 * 1024 * 1024).then((jq) => {
-  jq.run('[{"id":9007199254740993,"name":"Rex"}]', '.[0].id', ['-r', '-c'], {
-    stdout: (bytes) => process.stdout.write(bytes) || true,
-    stderr: () => {},
-  });
+loadJqEngine().then((jq) => {
+  jq.run(
+    '[{"id":9007199254740993,"name":"Rex"}]',
+    '.[0].id',
+    ['-r', '-c'],
+    {
+      stdout: (bytes) => process.stdout.write(bytes) || true,
+      stderr: () => {},
+    },
+    64 * 1024 * 1024,
+  );
 });

@@ -423,7 +423,7 @@ describe('--jq', () => {
     }
   });
 
-  it('stops a filter that needs more than 256 MiB as a jq error, never an abort', async () => {
+  it('stops a filter that needs more than 64 MiB as a jq error, never an abort', async () => {
     const child = spawn(process.execPath, [BIN, 'list', '--jq', 'def f: [f]; f'], {
       env: { PATH: process.env.PATH, ...apiEnv(sandbox) },
     });
@@ -449,9 +449,49 @@ describe('--jq', () => {
     expect(only!.error).toMatchObject({
       code: 'jq_error',
       exitCode: 1,
-      message: '--jq failed: the filter needed more than 256 MiB of memory',
+      message: '--jq failed: the filter needed more than 64 MiB of memory',
     });
-    expect(peakMiB).toBeLessThan(600);
+    // Before: 228 MiB, with jq's heap bound at 256 MiB.
+    expect(peakMiB).toBeLessThan(160);
+  });
+
+  it('stops a value too large to build as a jq error, though jq builds it as it compiles', async () => {
+    // Before: exit 2, "not a valid jq expression: cannot allocate memory".
+    const sent = sandbox.requestLog.length;
+    for (const filter of ['"a" * 1e9 | length', '.[0].id | tostring * 1e8 | length']) {
+      const result = await runBinary(['list', '--json', '--jq', filter], apiEnv(sandbox));
+      expect({ filter, code: result.code, stdout: result.stdout }).toEqual({
+        filter,
+        code: 1,
+        stdout: '',
+      });
+      expect(stderrObjects(result)).toEqual([
+        {
+          error: expect.objectContaining({
+            code: 'jq_error',
+            exitCode: 1,
+            message: '--jq failed: the filter needed more than 64 MiB of memory',
+          }),
+        },
+      ]);
+    }
+    // The first is refused before anything is sent; the second only once the list is in.
+    expect(sandbox.requestLog.length - sent).toBe(1);
+  });
+
+  it('filters a full page of 100 pets within the bound', async () => {
+    const filters = [
+      'sort_by(.name) | length',
+      'group_by(.status) | map(length) | add',
+      '[paths] | length > 0',
+      'walk(if type == "string" then ascii_upcase else . end) | length',
+    ].map((filter) => `(${filter})`);
+    const full = await startSandbox({ plan: 'unlimited', seed: 150 });
+    onTestFinished(() => full.close());
+    const args = ['list', '--limit', '100', '--jq', `[${filters.join(', ')}]`];
+    const result = await runBinary(args, apiEnv(full));
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(result.stdout)).toEqual([100, 100, true, 100]);
   });
 
   it('lets a batch finish, with its summary, when the filter fails on a record', async () => {

@@ -310,10 +310,10 @@ ${kinds}
   nothing sent (code jq_invalid). A failure while filtering: exit 1 (code jq_error),
   after the rest. Results print as jq makes them, each line whole: a line over 32 MiB
   stops the filter (exit 1, code jq_output_too_long), and so does a filter that needs
-  more than 256 MiB of memory (code jq_error). A closed stdout stops it. debug and
-  stderr write to stderr (codes jq_debug, jq_stderr); halt_error ends the run with its
-  message and exit code, as jq does (code jq_halt). input and inputs have no more
-  input: each run of the filter has one.
+  more than 64 MiB of memory beyond its input (code jq_error). A closed stdout stops
+  it. debug and stderr write to stderr (codes jq_debug, jq_stderr); halt_error ends
+  the run with its message and exit code, as jq does (code jq_halt). input and inputs
+  have no more input: each run of the filter has one.
   Example: pets list --jq '.[] | select(.status == "available") | .id'
 
 Exit codes
