@@ -39,8 +39,11 @@ export function routeNodeWarnings(json: () => boolean): NodeWarnings {
   const printers = process.listeners('warning');
   const held: Notice[] = [];
   let sink: (ending: boolean) => WarningSink | null | undefined = () => undefined;
+  // Once the run has flushed, a later warning (while it closes) is written at once.
+  let ended = false;
   const write = (ending: boolean) => {
-    const to = sink(ending);
+    ended ||= ending;
+    const to = sink(ended);
     if (to !== undefined) for (const notice of held.splice(0)) to?.write('warning', notice);
   };
   if (printers.length > 0) {
