@@ -4,6 +4,7 @@ import type { InputFormat } from './input/format.js';
 import type { Journal, PreviousRecord } from './journal.js';
 import { recordHash } from './record-hash.js';
 import { OccurrenceCounter } from './record-index.js';
+import { liveLimits } from '../ratelimit/policy.js';
 
 // A batch's plan: what it will send, to whom, with which options, and how long the quota
 // makes that take. It is made once, before anything is sent; --dry-run prints it, the
@@ -212,12 +213,12 @@ export function quotaOutlook(
   known: { asked?: boolean; windowMs?: number } = {},
 ): QuotaOutlook {
   const asked = known.asked === true;
+  const { quota, cooldownUntilMs, cooldownCode } = liveLimits(state, nowMs);
   const blocked =
-    state?.cooldownUntilMs !== undefined && state.cooldownUntilMs > nowMs
-      ? { blockedUntilMs: state.cooldownUntilMs, banned: state.cooldownCode === 'key_banned' }
+    cooldownUntilMs !== undefined
+      ? { blockedUntilMs: cooldownUntilMs, banned: cooldownCode === 'key_banned' }
       : {};
-  const quota = state?.quota;
-  if (quota && quota.resetAtMs > nowMs) {
+  if (quota) {
     if (known.windowMs !== undefined) {
       return { kind: 'window', window: { ...quota, lengthMs: known.windowMs }, asked, ...blocked };
     }
@@ -227,10 +228,11 @@ export function quotaOutlook(
       : { ...quota, lengthMs, lengthIsLowerBound: true };
     return { kind: 'window', window, asked, ...blocked };
   }
-  if (quota && known.windowMs !== undefined) {
+  const ended = state?.quota;
+  if (ended && known.windowMs !== undefined) {
     const window = {
-      limit: quota.limit,
-      remaining: quota.limit,
+      limit: ended.limit,
+      remaining: ended.limit,
       resetAtMs: nowMs + known.windowMs,
       lengthMs: known.windowMs,
     };

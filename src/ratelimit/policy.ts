@@ -102,14 +102,27 @@ export type SendDecision =
 /** In flight and unanswered this long after --timeout, a request is taken as gone. */
 export const CLAIM_SLACK_MS = 5_000;
 
+/** The window and the cooldown of `state` that still hold at `nowMs`: the one place that says. */
+export function liveLimits<Q extends { resetAtMs: number }>(
+  state: { quota?: Q; cooldownUntilMs?: number; cooldownCode?: string } | undefined,
+  nowMs: number,
+): { quota?: Q; cooldownUntilMs?: number; cooldownCode?: string } {
+  const quota = state?.quota && state.quota.resetAtMs > nowMs ? state.quota : undefined;
+  const cooling = (state?.cooldownUntilMs ?? nowMs) > nowMs;
+  return cooling
+    ? { quota, cooldownUntilMs: state?.cooldownUntilMs, cooldownCode: state?.cooldownCode }
+    : { quota };
+}
+
 function live(state: GateState, nowMs: number): GateState {
   const claims = Object.entries(state.inFlight ?? {});
   const inFlight = Object.fromEntries(claims.filter(([, claim]) => !lapsed(claim, nowMs)));
   const ended = claims.length - Object.keys(inFlight).length;
   const next: GateState = { ...state, inFlight, ended: (state.ended ?? 0) + ended };
   if (next.probe && lapsed(next.probe, nowMs)) delete next.probe;
-  if (next.quota && next.quota.resetAtMs <= nowMs) delete next.quota;
-  if (next.cooldownUntilMs !== undefined && next.cooldownUntilMs <= nowMs) {
+  const limits = liveLimits(next, nowMs);
+  if (!limits.quota) delete next.quota;
+  if (limits.cooldownUntilMs === undefined) {
     delete next.cooldownUntilMs;
     delete next.cooldownCode;
   }
@@ -203,7 +216,7 @@ export function ampleBudget(state: GateState, nowMs: number): boolean {
     quota !== undefined &&
     quota.remaining >= AMPLE_REMAINING &&
     quota.resetAtMs - nowMs > AMPLE_TIME_MS &&
-    (state.cooldownUntilMs === undefined || state.cooldownUntilMs <= nowMs) &&
+    liveLimits(state, nowMs).cooldownUntilMs === undefined &&
     !shortOnKey(state)
   );
 }

@@ -1,6 +1,6 @@
 import { bar } from '../../output/bar.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
-import type { GateState } from '../../ratelimit/policy.js';
+import { liveLimits, type GateState } from '../../ratelimit/policy.js';
 import { clockTime, formatDuration } from '../../core/clock.js';
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
@@ -30,9 +30,8 @@ export async function showQuota(
   let state = deps.gate.snapshot;
   let source: QuotaReport['source'] = 'cached';
   const now = deps.now();
-  const cooling = state?.cooldownUntilMs !== undefined && state.cooldownUntilMs > now;
-  const fresh = state?.quota !== undefined && state.quota.resetAtMs > now;
-  if (!cooling && !fresh) {
+  const live = liveLimits(state, now);
+  if (live.cooldownUntilMs === undefined && !live.quota) {
     await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
     state = deps.gate.snapshot;
     source = 'server';
@@ -47,10 +46,7 @@ function report(
   source: QuotaReport['source'],
 ): QuotaReport {
   const quota = state?.quota;
-  const cooldown =
-    state?.cooldownUntilMs !== undefined && state.cooldownUntilMs > now
-      ? state.cooldownUntilMs
-      : undefined;
+  const cooldown = liveLimits(state, now).cooldownUntilMs;
   return {
     profile,
     limit: quota?.limit ?? null,
