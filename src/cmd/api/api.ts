@@ -201,7 +201,7 @@ export const apiCommand: CommandModule = {
         '\nFor GET, fields become query parameters; otherwise a JSON body (or, with --input, the query).\n' +
           'The path must stay under the base URL: absolute URLs, //host and .. are refused.\n' +
           "On a protected profile, any method but GET and HEAD asks you to type the profile's name\n" +
-          '(or needs --yes where nobody can answer).\n' +
+          '(or needs --yes where nobody can answer). --yes on a GET or HEAD is refused: nothing to confirm.\n' +
           'Exit codes: 0 for 2xx, 3 for 404, 4 for 401, 5 for 429, 7 for 5xx, 1 for any other answer.\n',
       )
       .action(async (path: string, options: ApiOptions) => {

@@ -289,7 +289,9 @@ export function jsonTopic(): string {
 --json prints exact JSON on stdout and, on stderr, one JSON object per line and
 nothing else, Node's own warnings included. --jq <expression> implies --json. The
 field names below are stable; a field marked ? is left out when it has no value.
-Match on code, never on message: messages are for people.
+Match on code, never on message: messages are for people. --json takes no field
+list (pets list --json id,name is refused, with a hint): to pick fields, use
+--jq '.[] | {id, name}'.
 
 stdout
 ${commands}
