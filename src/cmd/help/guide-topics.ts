@@ -218,14 +218,15 @@ How long a batch waits
 Progress
 
   On a terminal a run starts with its plan in one line (300 to send · 60 per minute
-  · about 5 min), then a progress line: how many of those to send are done (60/300;
-  invalid rows and records the journal skips are not counted), the rate, an ETA that
-  counts the windows the quota still imposes, and during a wait a countdown, every
-  second. The line fits the terminal's width at each draw, and after a resize: a
-  narrow one drops the rate, then words, then the bar; below 40 columns only the
-  count and the time are left. Warnings are written above it. Nothing in a pipe or
-  with --quiet. Last, a summary: created, failed, skipped, unknown, and not sent
-  when the run stopped early.
+  · about 5 min; on a key's first run, 300 to send · quota not known yet, and the
+  ETA follows from the first answer), then a progress line: how many of those to
+  send are done (60/300; invalid rows and records the journal skips are not
+  counted), the rate, an ETA that counts the windows the quota still imposes, and
+  during a wait a countdown, every second. The line fits the terminal's width at
+  each draw, and after a resize: a narrow one drops the rate, then words, then the
+  bar; below 40 columns only the count and the time are left. Warnings are written
+  above it. Nothing in a pipe or with --quiet. Last, a summary: created, failed,
+  skipped, unknown, and not sent when the run stopped early.
 
 The journal: at most once per record
 
