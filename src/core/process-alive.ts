@@ -42,3 +42,22 @@ export function pidSpace(): string | undefined {
 export function provablyGone(pid: number, itsSpace: string): boolean {
   return itsSpace === pidSpace() && !processAlive(pid);
 }
+
+/**
+ * This process as others name it in what they share (a rate gate's claims): its id and its
+ * PID namespace, `<pid>.<namespace>`.
+ */
+export function processName(): string {
+  return `${process.pid}.${pidSpace() ?? 'unknown'}`;
+}
+
+/**
+ * What this process can see of the process named `name` (processName's form): alive or gone
+ * when it runs in this PID namespace; `unseen` otherwise (another namespace, another machine,
+ * or a name from an older pets), where only a lease it renews can tell.
+ */
+export function seeProcess(name: string): 'alive' | 'gone' | 'unseen' {
+  const [pid, space] = name.split('.');
+  if (space === undefined || space !== pidSpace()) return 'unseen';
+  return processAlive(Number(pid)) ? 'alive' : 'gone';
+}

@@ -55,8 +55,15 @@ export interface GateOptions {
   store?: StateStore;
   /** How long a request may be in flight before its claim on the budget lapses. */
   claimMs: number;
-  /** Whether the process that made claim `id` still runs (a dead one's claim is void). */
-  claimAlive?: (id: string) => boolean;
+  /**
+   * This process's name, and what it can see of another by its name (`<pid>.<namespace>`,
+   * core/process-alive.ts). A claim of a process seen gone is void at once. One of a process
+   * that cannot be seen (another PID namespace, another machine) that time does not lapse (an
+   * unplaced claim) lapses as a lease: its owner renews it every CLAIM_RENEW_MS while it is in
+   * flight, and a reader voids it once it has watched it unrenewed for CLAIM_LEASE_MS on its own
+   * monotonic clock. Without it (tests of one process), no claim is voided.
+   */
+  processes?: ProcessView;
   wait?: Waiter;
   trace?: (line: string) => void;
   /** Takes the key out of server text before it is kept or shown. */
@@ -64,6 +71,61 @@ export interface GateOptions {
   /** Reads the code (`key_banned`, say) from a 429's body, whose format is the API's. */
   errorCode?: (body: string) => string | undefined;
 }
+
+export interface ProcessView {
+  self: string;
+  see(name: string): 'alive' | 'gone' | 'unseen';
+  /** Runs `renew` every `everyMs` until the returned stop is called; default: an unref'd timer. */
+  every?(everyMs: number, renew: () => void): () => void;
+}
+
+/** How often a process renews the lease of its unplaced claims in flight. */
+export const CLAIM_RENEW_MS = 1_000;
+/**
+ * How long a reader watches a lease unrenewed before it takes the claims as ended: the margin
+ * covers an event loop held up for long (a journal's replay), as the file lock's does.
+ */
+export const CLAIM_LEASE_MS = 10_000;
+
+/** The owner of claim `id` (a gate's claim prefix, `<pid>.<namespace>.<nonce>`). */
+const ownerOf = (id: string) => id.slice(0, id.lastIndexOf('.'));
+/** The process of a claim prefix: `<pid>.<namespace>`. */
+const processOf = (owner: string) => owner.slice(0, owner.lastIndexOf('.'));
+
+/** The owners of claims in flight that time does not lapse (unplaced: policy.ts). */
+function unplacedOwners(state: GateState): Set<string> {
+  const owners = new Set<string>();
+  for (const [id, claim] of Object.entries(state.inFlight ?? {})) {
+    if (claim.unplaced) owners.add(ownerOf(id));
+  }
+  if (state.probe?.unplaced) owners.add(ownerOf(state.probe.id));
+  return owners;
+}
+
+/**
+ * The state with the leases it needs: `owner`'s while it has unplaced claims in flight, and
+ * none of an owner that has none (a lease ended, or its claims were voided).
+ */
+function keepLeases(state: GateState, owner: string, renew = false): GateState {
+  const owners = unplacedOwners(state);
+  const leases: Record<string, number> = {};
+  for (const [name, count] of Object.entries(state.leases ?? {})) {
+    if (owners.has(name)) leases[name] = count;
+  }
+  if (owners.has(owner)) leases[owner] = (leases[owner] ?? 0) + (renew ? 1 : 0);
+  const same =
+    Object.keys(leases).length === Object.keys(state.leases ?? {}).length &&
+    Object.entries(leases).every(([name, count]) => state.leases?.[name] === count);
+  if (same) return state;
+  const next: GateState = { ...state, leases };
+  if (Object.keys(leases).length === 0) delete next.leases;
+  return next;
+}
+
+const realTimer = (everyMs: number, renew: () => void) => {
+  const timer = setInterval(renew, everyMs).unref();
+  return () => clearInterval(timer);
+};
 
 /** Why a wait ends early: this process learnt something (a constant, not an error). */
 const WAKE = Symbol('wake');
@@ -118,6 +180,10 @@ export class RateGate {
   private reserved: string[] = [];
   /** The server's time as this process measures it: the shared state's moments are on it. */
   private readonly time: ServerClock;
+  /** Stops renewing this process's lease: set while it has unplaced claims in flight. */
+  private stopRenewing?: () => void;
+  /** The leases of other processes this one watches: each count, and since when (steady). */
+  private readonly watched = new Map<string, { count: number | undefined; sinceMs: number }>();
 
   constructor(private readonly options: GateOptions) {
     this.store = options.store ?? memoryStore();
@@ -128,7 +194,8 @@ export class RateGate {
     };
     this.wait = options.wait ?? ((ms, _notice, signal) => options.clock.sleep(ms, signal));
     this.time = new ServerClock(options.clock);
-    this.claimPrefix = `${process.pid}.${Math.floor(options.random() * 1e9).toString(36)}`;
+    const self = options.processes?.self ?? `${process.pid}.unknown`;
+    this.claimPrefix = `${self}.${Math.floor(options.random() * 1e9).toString(36)}`;
   }
 
   /**
@@ -392,6 +459,8 @@ export class RateGate {
    */
   async finish(): Promise<void> {
     await this.releaseReserved();
+    this.stopRenewing?.();
+    this.stopRenewing = undefined;
     await this.store.close?.();
   }
 
@@ -403,27 +472,91 @@ export class RateGate {
 
   /**
    * A probe whose process has died gets no answer: void its claim rather than wait it out.
-   * So are the unplaced claims of a dead process, which time never lapses (policy.ts).
+   * So are the unplaced claims of a process that has ended, which time never lapses
+   * (policy.ts): one seen gone, or one unseen whose lease has lapsed.
    */
   private async voidDeadClaims(state: GateState): Promise<void> {
-    const alive = this.options.claimAlive;
-    if (!alive) return;
+    const see = this.options.processes?.see;
+    if (!see) return;
+    const ended = this.endedOwners(state, see);
     const probe = state.probe;
     const dead = Object.entries(state.inFlight ?? {})
-      .filter(([id, claim]) => (claim.unplaced || id === probe?.id) && !alive(id))
+      .filter(([id, claim]) => claim.unplaced && ended.has(ownerOf(id)))
       .map(([id]) => id);
-    if (probe && !alive(probe.id) && !dead.includes(probe.id)) dead.push(probe.id);
+    if (probe && !dead.includes(probe.id)) {
+      const owner = ownerOf(probe.id);
+      if (owner !== this.claimPrefix && see(processOf(owner)) === 'gone') dead.push(probe.id);
+      else if (probe.unplaced && ended.has(owner)) dead.push(probe.id);
+    }
     if (dead.length === 0) return;
+    this.trace(`claims voided, their process ended: ${dead.join(', ')}`);
     await this.change((current) => dead.reduce((next, id) => releaseSend(next, id), current));
+  }
+
+  /**
+   * The owners of unplaced claims that have ended: seen gone in this PID namespace, or, unseen,
+   * whose lease this process has watched unrenewed for CLAIM_LEASE_MS on its own steady clock.
+   * A process seen alive, and this one, never have.
+   */
+  private endedOwners(state: GateState, see: ProcessView['see']): Set<string> {
+    const ended = new Set<string>();
+    const owners = unplacedOwners(state);
+    const nowMs = this.time.steadyNow();
+    for (const watched of this.watched.keys())
+      if (!owners.has(watched)) this.watched.delete(watched);
+    for (const owner of owners) {
+      if (owner === this.claimPrefix) continue;
+      const seen = see(processOf(owner));
+      if (seen === 'alive') continue;
+      if (seen === 'gone') {
+        ended.add(owner);
+        continue;
+      }
+      const count = state.leases?.[owner];
+      const watch = this.watched.get(owner);
+      if (!watch || watch.count !== count) this.watched.set(owner, { count, sinceMs: nowMs });
+      else if (nowMs - watch.sinceMs >= CLAIM_LEASE_MS) ended.add(owner);
+    }
+    return ended;
   }
 
   /** A process that died while saying it had requests to send will send none of them. */
   private async voidDeadDemand(state: GateState): Promise<void> {
-    const alive = this.options.claimAlive;
-    if (!alive) return;
-    const dead = Object.keys(state.demand ?? {}).filter((owner) => !alive(`${owner}.0`));
+    const see = this.options.processes?.see;
+    if (!see) return;
+    // One unseen (another namespace) may live: its word lapses by time (sharing.ts).
+    const dead = Object.keys(state.demand ?? {}).filter(
+      (owner) => owner !== this.claimPrefix && see(processOf(owner)) === 'gone',
+    );
     if (dead.length === 0) return;
     await this.change((current) => dead.reduce(forgetDemand, current));
+  }
+
+  /**
+   * While this process has unplaced claims in flight, renews their lease every
+   * CLAIM_RENEW_MS, so that a process that cannot see it (another PID namespace) does not take
+   * them as ended; stops once it has none.
+   */
+  private renewWhileUnplaced(): void {
+    const processes = this.options.processes;
+    if (!processes) return;
+    const mine = unplacedOwners(this.known).has(this.claimPrefix);
+    if (!mine) {
+      this.stopRenewing?.();
+      this.stopRenewing = undefined;
+      return;
+    }
+    if (this.stopRenewing) return;
+    let renewing = false;
+    this.stopRenewing = (processes.every ?? realTimer)(CLAIM_RENEW_MS, () => {
+      if (renewing) return;
+      renewing = true;
+      this.change((state) => keepLeases(state, this.claimPrefix, true), undefined, false)
+        .catch(() => {
+          // The store is lost: this process sends nothing more, and its claims lapse.
+        })
+        .finally(() => (renewing = false));
+    });
   }
 
   /** Why waiting `ms` from now does not fit the command's limits (wait-limits.ts), if not. */
@@ -538,11 +671,16 @@ export class RateGate {
   ): Promise<T> {
     if (this.storeLost) throw this.storeLost;
     let result: T;
+    // Each change keeps this process's lease as its unplaced claims need it.
+    let written: GateState = EMPTY_STATE;
+    const leased = (value: T) => {
+      written = this.options.processes
+        ? keepLeases(stateOf(value), this.claimPrefix)
+        : stateOf(value);
+      return { state: written, result: value };
+    };
     try {
-      result = await this.store.update((state) => {
-        const value = step(state);
-        return { state: stateOf(value), result: value };
-      });
+      result = await this.store.update((state) => leased(step(state)));
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
       if (this.store.shared !== undefined) throw this.loseStore(error);
@@ -553,12 +691,10 @@ export class RateGate {
       );
       const last = this.safeRead();
       this.store = memoryStore(last);
-      result = await this.store.update((state) => {
-        const value = step(state);
-        return { state: stateOf(value), result: value };
-      });
+      result = await this.store.update((state) => leased(step(state)));
     }
-    this.known = stateOf(result);
+    this.known = written;
+    this.renewWhileUnplaced();
     if (learnt) this.wakeWaiting();
     return result;
   }

@@ -65,6 +65,14 @@ export interface GateState extends SharingState {
    * commands that never send.
    */
   seenAtLocalMs?: number;
+  /**
+   * The leases of the processes with unplaced claims in flight, which time never lapses: by
+   * owner (a claim prefix), a count the owner changes every second while they are in flight.
+   * A process that cannot see the owner (another PID namespace, another machine) takes them as
+   * ended once it has watched the count unchanged for a lease, on its own monotonic clock
+   * (gate.ts).
+   */
+  leases?: Record<string, number>;
 }
 
 export const EMPTY_STATE: GateState = {};

@@ -154,6 +154,12 @@ function revive(raw: unknown): GateState {
   if (seenServerMs !== undefined) state.seenServerMs = seenServerMs;
   const seenAtLocalMs = finite(saved.seenAtLocalMs);
   if (seenAtLocalMs !== undefined) state.seenAtLocalMs = seenAtLocalMs;
+  if (typeof saved.leases === 'object' && saved.leases !== null) {
+    for (const [owner, count] of Object.entries(saved.leases as Record<string, unknown>)) {
+      const renewals = finite(count);
+      if (renewals !== undefined) state.leases = { ...state.leases, [owner]: renewals };
+    }
+  }
   return state;
 }
 

@@ -7,7 +7,7 @@ import { checkStateFolderAndFiles } from '../config/owned-files.js';
 import { configDir, type Env } from '../config/paths.js';
 import type { ApiTarget } from '../config/resolve-target.js';
 import type { Clock } from '../core/clock.js';
-import { processAlive } from '../core/process-alive.js';
+import { processName, seeProcess } from '../core/process-alive.js';
 import type { Secrets } from '../core/redact.js';
 import { packageVersion } from '../core/version.js';
 import { proxySettings, type ProxySettings } from '../http/proxy-env.js';
@@ -68,7 +68,6 @@ export class ApiOpener {
   }
 
   private async openGate(target: ApiTarget, name: string, settings: HttpSettings) {
-    const shared = target.rateStore;
     return new RateGate({
       send: this.sender(settings),
       clock: this.clock,
@@ -76,11 +75,10 @@ export class ApiOpener {
       ...waitLimits({ batch: settings.batch, maxWaitSeconds: settings.maxWaitSeconds }),
       store: await this.store(target, name),
       claimMs: settings.timeoutMs + CLAIM_SLACK_MS,
-      // A claim is named `pid.…`. In a store shared by machines, a pid may be another
-      // machine's: there, claims lapse by time alone.
-      ...(shared
-        ? {}
-        : { claimAlive: (claim: string) => processAlive(Number(claim.split('.')[0])) }),
+      // A claim is named `<pid>.<PID namespace>.…`: one of a process seen gone in this
+      // namespace is void at once; one of a process that cannot be seen (a container sharing
+      // the folder, another machine sharing a store) lapses as a lease (gate.ts).
+      processes: { self: processName(), see: seeProcess },
       wait: settings.wait,
       trace: settings.trace,
       warn: settings.warn,
