@@ -9,10 +9,24 @@ const SHORTEST_SECRET = 8;
  */
 export class Secrets implements Iterable<string> {
   private readonly values = new Set<string>();
+  /** Passwords of URLs too short to look for alone, found where a URL holds them. */
+  private readonly inUrls = new Set<string>();
 
   /** Adds a secret; undefined, empty and too short values are ignored (see `redact`). */
   add(secret: string | undefined): this {
     if (secret) this.values.add(secret);
+    return this;
+  }
+
+  /**
+   * Adds the password of a URL (a rate store's). One too short to look for everywhere is
+   * still taken out of every URL that holds it, as itself or percent-encoded: a store's
+   * password is the user's choice, and pets does not refuse short ones as it does keys.
+   */
+  addUrlPassword(password: string | undefined): this {
+    if (!password) return this;
+    if (password.length >= SHORTEST_SECRET) return this.add(password);
+    this.inUrls.add(password);
     return this;
   }
 
@@ -26,7 +40,8 @@ export class Secrets implements Iterable<string> {
 
   /** `text` with every secret, in any encoding `redact` knows, replaced by ***. */
   redact(text: string): string {
-    return this.values.size ? redact(text, this.values) : text;
+    const redacted = this.values.size ? redact(text, this.values) : text;
+    return this.inUrls.size ? redactUrlPasswords(redacted, this.inUrls) : redacted;
   }
 }
 
@@ -47,6 +62,17 @@ const SHOWN_PREFIX = 12;
 
 /** Encodings of bytes inside each other that are looked into: base64 of base64, say. */
 const MOST_DECODINGS = 2;
+
+/** `text` with each of `passwords` taken out of the user part of every URL (`//user:pw@`). */
+function redactUrlPasswords(text: string, passwords: Iterable<string>): string {
+  let result = text;
+  for (const password of passwords) {
+    const forms = new Set([password, encodeURIComponent(password)].map(escapeRegExp));
+    const pattern = new RegExp(`(//[^\\s/?#@:]*:)(?:${[...forms].join('|')})@`, 'gi');
+    result = result.replace(pattern, '$1***@');
+  }
+  return result;
+}
 
 /**
  * Characters that print as nothing and terminal colour codes, which a server or a terminal

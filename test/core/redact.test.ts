@@ -191,3 +191,20 @@ describe('redact, in the encodings gateways echo whole', () => {
     expect(redact(ordinary, [KEY, CANARY, 'proxy-user:hunter2-long-pw'])).toBe(ordinary);
   });
 });
+
+describe('a rate store password too short to look for alone', () => {
+  it('is taken out of every URL that holds it, as itself or percent-encoded', () => {
+    const secrets = new Secrets().addUrlPassword('pw').addUrlPassword('a/b');
+    expect(secrets.redact('redis://:pw@10.0.0.2:6379/1 and rediss://ci:PW@h:1')).toBe(
+      'redis://:***@10.0.0.2:6379/1 and rediss://ci:***@h:1',
+    );
+    expect(secrets.redact('"redis://user:a%2Fb@h:6379"')).toBe('"redis://user:***@h:6379"');
+    // Alone, two letters are too common to take out: "pw" stays in other words.
+    expect(secrets.redact('a pw reset; redis://h:6379')).toBe('a pw reset; redis://h:6379');
+  });
+
+  it('is looked for everywhere once it is long enough', () => {
+    const secrets = new Secrets().addUrlPassword('long-enough-pw');
+    expect(secrets.redact('said long-enough-pw')).toBe('said ***');
+  });
+});
