@@ -101,6 +101,8 @@ describe('profile list, profile show and auth status show what is in use and why
         key: '****0042',
         keySource: 'config',
         protected: true,
+        rateStore: null,
+        rateStoreSource: null,
       },
       {
         name: 'staging',
@@ -111,6 +113,8 @@ describe('profile list, profile show and auth status show what is in use and why
         key: '****7777',
         keySource: 'config',
         protected: false,
+        rateStore: null,
+        rateStoreSource: null,
       },
     ]);
   });

@@ -70,8 +70,11 @@ export const PROFILE: Shape = {
     'key',
     'keySource',
     'protected',
+    'rateStore',
+    'rateStoreSource',
   ],
-  about: 'the settings commands use now, environment applied; *Source says where each came from',
+  about:
+    'the settings commands use now, environment applied; *Source says where each came from; rateStore is the store URL without its password, null for files',
 };
 
 export const SANDBOX: Shape = {

@@ -7,6 +7,7 @@ import {
   type SettingSource,
 } from '../../config/resolve-target.js';
 import { isProtected, type ConfigStore } from '../../config/store.js';
+import { checkRateStore } from '../../config/rate-store.js';
 import { UsageError } from '../../core/errors.js';
 import type { Column } from '../../output/render.js';
 import type { Session } from '../shared/session.js';
@@ -24,6 +25,9 @@ export interface ProfileSummary {
   key: string;
   keySource: 'environment' | 'config' | null;
   protected: boolean;
+  /** The rate store shared by machines, without its password; null: files on this machine. */
+  rateStore: string | null;
+  rateStoreSource: 'environment' | 'config' | null;
 }
 
 export type ConfigDeps = { config: ConfigStore };
@@ -62,8 +66,23 @@ export function listProfiles(deps: ViewDeps): ProfileSummary[] {
         key: keyHint(settings.apiKey),
         keySource: settings.keySource,
         protected: isProtected(name, profile),
+        ...rateStoreShown(deps.env.PETS_RATE_STORE, profile.rateStore),
       };
     });
+}
+
+/** The rate store a profile's commands use, as its URL without a password (never quoted bad). */
+function rateStoreShown(
+  fromEnv: string | undefined,
+  saved: string | undefined,
+): Pick<ProfileSummary, 'rateStore' | 'rateStoreSource'> {
+  const [text, source] = fromEnv ? [fromEnv, 'environment' as const] : [saved, 'config' as const];
+  if (!text) return { rateStore: null, rateStoreSource: null };
+  try {
+    return { rateStore: checkRateStore(text, 'it', source).shown, rateStoreSource: source };
+  } catch {
+    return { rateStore: '(not a Redis URL)', rateStoreSource: source };
+  }
 }
 
 export function showProfile(name: string, deps: ViewDeps): ProfileSummary {
@@ -97,6 +116,10 @@ function profileColumns(mode: 'table' | 'tsv'): readonly Column<ProfileSummary>[
     },
     { title: 'KEY', text: (p) => withSource(p.key, p.keySource, 'PETS_API_KEY') },
     { title: 'PROTECTED', text: (p) => (p.protected ? 'yes' : '') },
+    {
+      title: 'RATE STORE',
+      text: (p) => withSource(p.rateStore ?? '', p.rateStoreSource, 'PETS_RATE_STORE'),
+    },
   ];
 }
 
@@ -115,6 +138,10 @@ function profileFields(p: ProfileSummary): Array<[string, string]> {
     ['base url', `${p.baseUrl ?? '(not set)'}${from(p.baseUrlSource, 'PETS_BASE_URL')}`],
     ['key', `${p.key}${from(p.keySource, 'PETS_API_KEY')}`],
     ['protected', p.protected ? 'yes' : 'no'],
+    [
+      'rate store',
+      `${p.rateStore ?? '(none: files on this machine)'}${from(p.rateStoreSource, 'PETS_RATE_STORE')}`,
+    ],
   ];
 }
 

@@ -34,6 +34,8 @@ describe('profiles', () => {
         key: '(none)',
         keySource: null,
         protected: true,
+        rateStore: null,
+        rateStoreSource: null,
       },
       {
         name: 'staging',
@@ -44,6 +46,8 @@ describe('profiles', () => {
         key: '(none)',
         keySource: null,
         protected: false,
+        rateStore: null,
+        rateStoreSource: null,
       },
     ]);
   });
@@ -64,10 +68,34 @@ describe('profiles', () => {
       key: '(none)',
       keySource: null,
       protected: false,
+      rateStore: null,
+      rateStoreSource: null,
     });
     const removed = await run(['profile', 'remove', 'local']);
     expect(removed.stderr).toContain('The active profile is now "production"');
     expect((await run(['profile', 'show', 'local'])).code).toBe(2);
+  });
+
+  it('shows the rate store without its password, however short, and where it came from', async () => {
+    const url = 'redis://ci:pw@10.0.0.9:6380/2';
+    expect((await run(['profile', 'set', 'staging', '--rate-store', url])).code).toBe(0);
+    const shown = await run(['profile', 'show', 'staging']);
+    expect(shown.stdout.split('\n')[1]!.split('\t').at(-1)).toBe('redis://ci@10.0.0.9:6380/2');
+    const json = JSON.parse((await run(['profile', 'show', 'staging', '--json'])).stdout);
+    expect(json).toMatchObject({
+      rateStore: 'redis://ci@10.0.0.9:6380/2',
+      rateStoreSource: 'config',
+    });
+    const fromEnv = await run(['profile', 'show', 'staging'], {
+      PETS_RATE_STORE: 'rediss://:x1@store.internal:6379',
+    });
+    // TSV keeps the bare value; --json says where it came from.
+    expect(fromEnv.stdout).toContain('\trediss://store.internal:6379\n');
+    for (const result of [shown, fromEnv]) {
+      expect(result.stdout + result.stderr).not.toMatch(/:pw@|:x1@/);
+    }
+    const none = JSON.parse((await run(['profile', 'show', 'production', '--json'])).stdout);
+    expect(none).toMatchObject({ rateStore: null, rateStoreSource: null });
   });
 
   it('clears production instead of removing it', async () => {
