@@ -1,10 +1,17 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { BIN, runBinary } from '../helpers/run-binary.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
-import { runBinary } from '../helpers/run-binary.js';
-import { hasScript, KEYS, onTerminal, type Terminal } from '../helpers/terminal.js';
+import {
+  hasScript,
+  hasTmux,
+  KEYS,
+  onTerminal,
+  tmuxPane,
+  type Terminal,
+} from '../helpers/terminal.js';
 
 // pets's own questions at a real terminal (a pseudo-terminal from `script`), with keys typed
 // as a person types them and signals sent from outside as `kill` sends them. What reached
@@ -329,4 +336,90 @@ describe.skipIf(!hasScript)('a paste of 200 KB into a question', { timeout: 90_0
     expect(await endsWithin(term, 5_000)).toBe(0);
     expect(term.screen()).toContain('Now using profile "production"');
   });
+});
+
+describe('a paste with a line break into the hidden key prompt', { timeout: 60_000 }, () => {
+  // Before: the first line went to the server as the key (here the right one: saved, exit 0)
+  // and the rest waited as the next answer.
+  const PASTE = `${STAGING_KEY}\nnotes: staging key`;
+
+  it.skipIf(!hasScript)('unmarked, in one read: refused, nothing sent or saved', async () => {
+    const dir = await stagingWithoutKey();
+    const sent = requests();
+    const term = onTerminal(['--profile', 'staging', 'auth', 'login'], { PETS_CONFIG_DIR: dir });
+    await term.waitFor('API key (input hidden):');
+    term.type(`${PASTE.replace('\n', KEYS.enter)}${KEYS.enter}`);
+    expect(await endsWithin(term, 5_000)).toBe(2);
+    expect(term.screen()).toContain('the key was pasted with a line break inside it');
+    expect(requests()).toBe(sent);
+    expect(savedProfile(dir, 'staging').apiKey).toBeUndefined();
+  });
+
+  /** `pets auth login` in tmux, pasted into with `paste-buffer` and `flags`; then `keys`. */
+  async function pasteInTmux(text: string, flags: string[], keys: string[] = []) {
+    const dir = await stagingWithoutKey();
+    const script = join(dir, '..', 'login.sh');
+    writeFileSync(
+      script,
+      [
+        `export PETS_CONFIG_DIR='${dir}'`,
+        `"${process.execPath}" "${BIN}" --profile staging auth login`,
+        'echo "pets exited $?"',
+        'sleep 60',
+        '',
+      ].join('\n'),
+    );
+    const sent = requests();
+    const pane = tmuxPane(dir, 100, script);
+    try {
+      await pane.until(/API key \(input hidden\):/);
+      pane.tmux('set-buffer', '-b', 'paste', '--', text);
+      pane.tmux('paste-buffer', '-b', 'paste', '-t', 'pets', ...flags);
+      if (keys.length > 0) pane.tmux('send-keys', '-t', 'pets', ...keys);
+      await pane.until(/pets exited \d+/);
+      const screen = pane.scrollback().lines.join('\n');
+      return {
+        code: Number(/pets exited (\d+)/.exec(screen)![1]),
+        screen,
+        requests: requests() - sent,
+        saved: savedProfile(dir, 'staging').apiKey as string | undefined,
+      };
+    } finally {
+      pane.kill();
+    }
+  }
+
+  it.skipIf(!hasTmux)(
+    'from tmux, marked as a paste (-p) or not: refused, nothing sent or saved',
+    async () => {
+      for (const flags of [['-p'], []]) {
+        const run = await pasteInTmux(PASTE, flags);
+        expect({ flags, code: run.code, requests: run.requests, saved: run.saved }).toEqual({
+          flags,
+          code: 2,
+          requests: 0,
+          saved: undefined,
+        });
+        expect(run.screen).toContain('the key was pasted with a line break inside it');
+      }
+    },
+  );
+
+  it.skipIf(!hasTmux)(
+    'a key pasted alone, marked, is taken at Enter or at the line end it carries',
+    async () => {
+      for (const [text, keys] of [
+        [STAGING_KEY, ['Enter']],
+        [`${STAGING_KEY}\n`, []],
+      ] as const) {
+        const run = await pasteInTmux(text, ['-p'], [...keys]);
+        expect({ text, code: run.code, requests: run.requests, saved: run.saved }).toEqual({
+          text,
+          code: 0,
+          requests: 1,
+          saved: STAGING_KEY,
+        });
+      }
+    },
+  );
 });

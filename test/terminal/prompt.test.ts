@@ -36,7 +36,7 @@ function hidden(signal = new AbortController().signal) {
 
 const lineOf = (keys: string) => {
   const line = new HiddenLine();
-  for (const ch of keys) if (line.type(ch)) break;
+  for (const ch of keys) if (line.type(ch) === 'interrupt') break;
   return line;
 };
 
@@ -66,6 +66,23 @@ describe('the hidden line', () => {
     expect(new HiddenLine().type('\u0003')).toBe('interrupt');
   });
 
+  it('is refused when text follows a line end in the same read or paste', () => {
+    expect(lineOf('key\rnotes').refusal).toBe('several lines');
+    expect(lineOf('key\nnotes').refusal).toBe('several lines');
+    expect(lineOf('\u001b[200~key\rnotes\u001b[201~').refusal).toBe('several lines');
+    // Line ends alone after it are the same Enter.
+    expect(lineOf('key\r\n').refusal).toBeUndefined();
+  });
+
+  it('takes a marked paste as text, ending the line where the paste ends after a line end', () => {
+    const pasted = new HiddenLine();
+    const ends = [...'\u001b[200~key\r\u001b[201~'].map((ch) => pasted.type(ch));
+    expect(ends.indexOf('enter')).toBe(ends.length - 1);
+    expect({ text: pasted.text, refusal: pasted.refusal }).toEqual({ text: 'key' });
+    const typedAfter = lineOf('\u001b[200~key\u001b[201~\r');
+    expect({ text: typedAfter.text, refusal: typedAfter.refusal }).toEqual({ text: 'key' });
+  });
+
   it('is refused past its limit, keeping no more than the limit', () => {
     const line = new HiddenLine(4);
     for (const ch of 'abcdefgh') line.type(ch);
@@ -93,6 +110,15 @@ describe('readHiddenLine', () => {
     await expect(typed).rejects.toThrow(UsageError);
     await expect(typed).rejects.toThrow(/the key was typed with arrow keys or other editing keys/);
     expect(stdin.isRaw).toBe(false);
+  });
+
+  it('refuses a paste of several lines read at once, and takes a key with its line ends', async () => {
+    const several = hidden();
+    several.type('staging-key-123\rnotes\r');
+    await expect(several.typed).rejects.toThrow(/the key was pasted with a line break inside it/);
+    const one = hidden();
+    one.type('staging-key-123\r\n');
+    await expect(one.typed).resolves.toBe('staging-key-123');
   });
 
   it('ends at once on Ctrl-C', async () => {
