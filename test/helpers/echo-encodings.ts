@@ -102,9 +102,14 @@ export function keyBearingPart(encode: Encode, text: string, key: string) {
   return encoded.slice(first, last + 1);
 }
 
-/** Whether `output` holds 16 characters in a row (all, if fewer) of a key-bearing part. */
-export function leaksPart(output: string, part: string): boolean {
-  const width = Math.min(16, part.length);
+/**
+ * Whether `output` holds a piece of a key-bearing part (of a key `length` characters long) as
+ * long as 8 characters of the key in that encoding, or 16 characters, whichever is longer (a
+ * part cut short: all of it). Shorter pieces of a verbose encoding also occur in what is not
+ * the key: the entities of "as" are in both "Basic" and "pass".
+ */
+export function leaksPart(output: string, part: string, length: number): boolean {
+  const width = Math.min(part.length, Math.max(16, Math.ceil((8 * part.length) / length)));
   for (let i = 0; i + width <= part.length; i++) {
     if (output.includes(part.slice(i, i + width))) return true;
   }
