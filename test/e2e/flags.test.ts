@@ -365,6 +365,18 @@ describe('small truths', () => {
     expect(other.stderr).not.toMatch(/key [0-9a-f]{8}…/);
   });
 
+  it('the text dry run names the command that runs it, with --concurrency and --max-wait', async () => {
+    const file = join(tempDir('pets-run-'), 'pets.ndjson');
+    writeFileSync(file, '{"name":"R","categoryId":1}\n');
+    const result = await runBinary(
+      ['--max-wait', '90', 'add', '--file', file, '--dry-run', '--concurrency', '3'],
+      env,
+    );
+    expect(result.stdout).toContain(
+      `command\tpets --profile production --max-wait 90 add --file ${file} --concurrency 3\n`,
+    );
+  });
+
   it('the resume command keeps --json, --jq and --quiet', async () => {
     const file = join(tempDir('pets-resume-'), 'pets.ndjson');
     writeFileSync(file, '{"name":"R","categoryId":1}\n');

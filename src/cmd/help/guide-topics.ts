@@ -187,8 +187,9 @@ Input
 Know before you send: --dry-run
 
   Reads and checks every record and sends no create. It prints the records (valid,
-  invalid), what the journal already holds, the key's quota, and the least time the
-  rest will take under it. When nothing is known of the key yet it sends one GET
+  invalid), what the journal already holds, the key's quota, the least time the rest
+  will take under it, and the command that runs it for real (with --concurrency and
+  --max-wait as given). When nothing is known of the key yet it sends one GET
   /pets?limit=1 (retried on a network failure, as any request), and says what it
   sent: nothing, when that GET never reached the server. On a protected profile it
   says whether a real run would ask for the profile's name, or, with --yes, not. It

@@ -120,6 +120,8 @@ export function planFields(plan: BatchPlan, nowMs: number): Array<[string, strin
     ]);
   }
   if (records) fields.push(['time', timeField(plan, nowMs)]);
+  // What runs the plan for real: --concurrency, --max-wait and the rest show here.
+  fields.push(['command', resumeCommand(options)]);
   fields.push(['sent', sentField(quota)]);
   return fields;
 }
