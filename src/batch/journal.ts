@@ -317,6 +317,46 @@ export function readJournal(
   }
 }
 
+// How much of a journal's start journalStanding reads.
+const STANDING_BYTES = 64 * 1024;
+
+/**
+ * Whether the file at `path` still stands for records of `target`, read from its start only,
+ * so that the registry of journals can ask it of many at each run: `records` when it is a
+ * journal of the target with anything after its header; `none` when it holds nothing after
+ * it (or its header is torn); `other` when it is gone, not a pets journal, or another target's.
+ */
+export function journalStanding(path: string, target: JournalTarget): 'records' | 'none' | 'other' {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return 'other';
+  }
+  try {
+    const buffer = Buffer.alloc(STANDING_BYTES);
+    const length = readSync(fd, buffer, 0, STANDING_BYTES, 0);
+    const text = buffer.toString('utf8', 0, length);
+    const newline = text.indexOf('\n');
+    if (newline < 0) return length < STANDING_BYTES ? 'none' : 'other';
+    try {
+      checkTarget(path, parseHeader(text.slice(0, newline).trim()), target);
+    } catch {
+      return 'other';
+    }
+    if (text.slice(newline + 1).trim() !== '') return 'records';
+    if (length < STANDING_BYTES) return 'none';
+  } finally {
+    closeSync(fd);
+  }
+  // All blank so far (a block's padding): the whole journal tells.
+  try {
+    return readJournal(path, target).records > 0 ? 'records' : 'none';
+  } catch {
+    return 'other';
+  }
+}
+
 /**
  * Opens (or starts) the journal at `path` for `target`, holding its lock for this run. What is
  * not a pets journal, a journal of another target, one in use by a live process, one with two

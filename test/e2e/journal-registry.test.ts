@@ -112,6 +112,15 @@ describe('records from stdin', () => {
     expect(refused.stderr).toContain(`--journal ${j1}`);
     expect(existsSync(j2)).toBe(false);
     expect(server.created).toHaveLength(25);
+    // A dry run says so too, and writes nothing.
+    const dry = await runBinary(
+      ['add', '--file', '-', '--journal', j2, '--dry-run'],
+      env,
+      ndjson(names),
+    );
+    expect(dry.code, dry.stderr).toBe(2);
+    expect(dry.stderr).toContain(`25 records of stdin are already in the journal ${j1}`);
+    expect(existsSync(j2)).toBe(false);
 
     // Records that overlap further in (new ones first) are found too.
     const shifted = ndjson([...['new1', 'new2'], ...names.slice(10)]);

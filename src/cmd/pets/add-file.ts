@@ -187,14 +187,14 @@ async function openRunJournal(
   const journal = open();
   try {
     const own = realpathSync(options.journal);
-    const [{ readJournal }, { recordNamer }] = await Promise.all([
+    const [{ journalStanding }, { recordNamer }] = await Promise.all([
       import('../../batch/journal.js'),
       import('../../batch/plan.js'),
     ]);
     await registryOf(session, target).hold(async (held) => {
       // What no longer holds records drops out: a journal deleted, or no longer this target's,
       // or one that holds none and that no run has open.
-      held.prune((entry) => entry.journal === own || stillHolds(entry, target, readJournal));
+      held.prune((entry) => entry.journal === own || stillHolds(entry, target, journalStanding));
       await refuseRecordsOfOtherRuns(session, options, source, journal, target, held.entries());
       const nameOf = recordNamer({ records: 0 });
       const head = (await source.head()).flatMap((record) =>
@@ -214,15 +214,10 @@ async function openRunJournal(
 function stillHolds(
   entry: RegistryEntry,
   target: JournalTarget,
-  readJournal: typeof import('../../batch/journal.js').readJournal,
+  standing: typeof import('../../batch/journal.js').journalStanding,
 ): boolean {
-  if (!existsSync(entry.journal)) return false;
-  try {
-    if (readJournal(entry.journal, target).records > 0) return true;
-  } catch {
-    return false; // no longer a journal of this target
-  }
-  return journalInUse(entry.journal);
+  const stands = standing(entry.journal, target);
+  return stands === 'records' || (stands === 'none' && journalInUse(entry.journal));
 }
 
 /** Whether a run has the journal open now (its lock is held by a process not provably gone). */
