@@ -409,9 +409,11 @@ export class RateGate {
       if (decision.reason === 'sharing') {
         await this.voidDeadDemand(decision.state);
         // Not a limit either: the budget is there, and is left a while for short processes;
-        // it ends before Reset, so it adds nothing to what the window makes the work wait.
+        // it ends before Reset, so it adds nothing to what the window makes the work wait, nor
+        // to the command's waiting. It is shown all the same: a person sees the batch wait.
         this.trace(`wait ${formatDuration(waitMs)}: ${WAIT_WORDS.sharing} (bulk)`);
-        await this.pause(waitMs, undefined, request, true);
+        const notice = { reason: WAIT_WORDS.sharing, attempt, maxAttempts: MAX_ATTEMPTS };
+        await this.pause(waitMs, notice, request, true, false);
         continue;
       }
       if (decision.reason === 'cooldown' && refusalsExhausted(decision.state)) {
@@ -573,14 +575,15 @@ export class RateGate {
 
   /**
    * Sleeps `ms`, showing `notice` (a countdown) where there is one. A wait for a limit also
-   * ends when this process learns something, so that the request asks again; it adds to the
-   * command's waiting, where concurrent waits count once.
+   * ends when this process learns something, so that the request asks again; a wait shown
+   * adds to the command's waiting (unless not `counted`), where concurrent waits count once.
    */
   private async pause(
     ms: number,
     notice: WaitNotice | undefined,
     request: HttpRequest,
     wakeOnChange: boolean,
+    counted = notice !== undefined,
   ): Promise<void> {
     const start = this.time.steadyNow();
     const signals = [request.signal, request.stopSending, request.halted];
@@ -596,7 +599,7 @@ export class RateGate {
       if (!stop.signal.aborted) throw error;
     } finally {
       stop.dispose();
-      if (notice) {
+      if (counted) {
         const end = this.time.steadyNow();
         this.waitedMs += Math.max(0, end - Math.max(start, this.waitedUntilMs));
         this.waitedUntilMs = Math.max(this.waitedUntilMs, end);
