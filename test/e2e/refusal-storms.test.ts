@@ -27,6 +27,8 @@ interface Storm {
   server: FaultServer;
   /** Time from the start to the exit, on the injected clock. */
   elapsedMs: number;
+  /** The same, in real time: the run's own work, without its waits. */
+  wallMs: number;
   gapsMs: number[];
 }
 
@@ -41,12 +43,14 @@ async function storm(handler: Handler, args: (env: Record<string, string>) => st
     { PETS_PROFILE: 'staging' },
   );
   const started = clock.now();
+  const wallStart = performance.now();
   const run = await runMain(args(env), env, {}, clock);
   const at = server.requests.map((request) => request.at);
   const result: Storm = {
     run,
     server,
     elapsedMs: clock.now() - started,
+    wallMs: performance.now() - wallStart,
     gapsMs: at.slice(1).map((t, i) => t - at[i]!),
   };
   return result;
@@ -54,10 +58,15 @@ async function storm(handler: Handler, args: (env: Record<string, string>) => st
 
 /** What pets said it sent, from "pets stopped after sending N requests" or "nothing was sent". */
 function saidSent(stderr: string): number {
+  const said = saidOrNot(stderr);
+  expect(said, stderr).not.toBeUndefined();
+  return said!;
+}
+
+function saidOrNot(stderr: string): number | undefined {
   if (/nothing was sent/.test(stderr)) return 0;
   const match = /pets stopped after sending (\d+) requests?/.exec(stderr);
-  expect(match, stderr).not.toBeNull();
-  return Number(match![1]);
+  return match ? Number(match[1]) : undefined;
 }
 
 const IDS = Array.from({ length: 20 }, (_, i) => String(i + 1));
@@ -75,10 +84,26 @@ function expectBackoff(gapsMs: number[], firstMs: number, context: string) {
   }
 }
 
-const report = (name: string, s: Storm) =>
+/**
+ * One line per storm, for the issue's note: the requests the server received, the count pets
+ * gave ("pets stopped after sending N", or a batch's summary), and the time to exit.
+ */
+function report(name: string, s: Storm, extra = '') {
+  const said = saidOrNot(s.run.stderr);
+  const summary =
+    /created (\d+), failed (\d+), skipped (\d+), unknown (\d+)(?:, not sent (\d+))?/.exec(
+      s.run.stderr,
+    );
+  const saidText =
+    said !== undefined
+      ? `pets said it sent ${said}`
+      : summary
+        ? `pets's summary: created ${summary[1]}, failed ${summary[2]}, unknown ${summary[4]}, not sent ${summary[5] ?? 0}`
+        : 'pets gave no count';
   console.log(
-    `storm ${name}: ${s.server.requests.length} requests, exit ${s.run.code} after ${(s.elapsedMs / 1000).toFixed(1)} s (injected clock)`,
+    `storm ${name}: server received ${s.server.requests.length}${extra}; ${saidText}; exit ${s.run.code} after ${(s.elapsedMs / 1000).toFixed(1)} s on the injected clock (${Math.round(s.wallMs)} ms of wall time)`,
   );
+}
 
 describe('a 429 that never clears, with Retry-After: 1 and Remaining high (Why 1)', () => {
   const handler: Handler = (_req, res, clock) =>
@@ -196,6 +221,7 @@ describe('a 403 to everything (Why 6)', () => {
       recordsFile(env, 'forbidden', 40),
       '--json',
     ]);
+    report('403 (add --file 40, default concurrency)', s);
     expect(s.run.code, s.run.stderr).toBe(1);
     // The first create probes the unknown limit alone; the rest never leave.
     expect(s.server.requests).toHaveLength(1);
@@ -250,9 +276,7 @@ describe('rate headers that vanish after a 429 (Why 3)', () => {
       (env) => ['add', '--file', recordsFile(env, 'vanish', 50), '--max-wait', '600'],
     );
     const limited = s.server.requests.length - created;
-    console.log(
-      `storm vanishing headers (add --file 50): ${s.server.requests.length} requests, ${limited} × 429, exit ${s.run.code} after ${(s.elapsedMs / 1000).toFixed(1)} s (injected clock)`,
-    );
+    report('vanishing headers (add --file 50)', s, ` (${created} created, ${limited} × 429)`);
     expect(s.run.code, s.run.stderr).toBe(0);
     expect(created).toBe(50);
     // Once the headers were gone and a 429 had come, one request at a time.

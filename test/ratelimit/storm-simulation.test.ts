@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_REFUSALS } from '../../src/ratelimit/policy.js';
 import { caseFor, simulate, type RunOptions } from './simulation.js';
 
@@ -30,8 +30,25 @@ const STORMS: Array<[string, NonNullable<RunOptions['storm']>]> = [
 function stormCaseFor(seed: number) {
   const [stormName, storm] = STORMS[seed % STORMS.length]!;
   const base = caseFor(seed);
-  return { ...base, storm, name: `${base.name}, storm ${stormName}` };
+  return { ...base, storm, stormName, name: `${base.name}, storm ${stormName}` };
 }
+
+/** Per storm, over its seeds: what the server received, what pets said, the time to stop. */
+const figures = new Map<string, Array<{ sent: number; said: number[]; elapsedMs: number }>>();
+
+afterAll(() => {
+  const range = (values: number[]) => {
+    const [low, high] = [Math.min(...values), Math.max(...values)];
+    return low === high ? `${low}` : `${low}–${high}`;
+  };
+  for (const [storm, runs] of figures) {
+    console.log(
+      `storm ${storm} (simulated, ${runs.length} seeds): server received ${range(runs.map((r) => r.sent))}; ` +
+        `pets said "${range(runs.flatMap((r) => r.said))} times in a row"; ` +
+        `stopped after ${range(runs.map((r) => Math.round(r.elapsedMs / 100) / 10))} s on the injected clock`,
+    );
+  }
+});
 
 const seeds = [...REGRESSIONS, ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1)];
 
@@ -40,6 +57,11 @@ describe('a server that refuses everything, simulated', () => {
     const options = stormCaseFor(seed);
     const report = await simulate({ ...options, maxWaitMs: Number.POSITIVE_INFINITY });
     const context = `${options.name}: ${JSON.stringify(report)}`;
+    const said = report.errors.map((error) => Number(/(\d+) times in a row/.exec(error)?.[1]));
+    figures.set(options.stormName, [
+      ...(figures.get(options.stormName) ?? []),
+      { sent: report.server.sent, said, elapsedMs: report.elapsedMs },
+    ]);
     expect(report.finished, context).toBe(true);
     expect(report.sendsIntoKnownBlock, context).toBe(0);
     // The streak is the key's: the process that meets the bound stops, and the others with it,
