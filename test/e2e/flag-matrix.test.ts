@@ -24,6 +24,10 @@ import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
 // run in a world of its own (a config folder, and a loopback server that records what it
 // received): once with the flag and once with the same words but the flag, and `shows` must
 // hold of the first run and not of the second.
+//
+// A global option is declared once, at the root, and probed on one command where it acts;
+// commands with nothing for it to do (--timeout on `pets profile list`) accept it, as the
+// README says. Every command's --help is checked too: commander adds it, and it must answer.
 
 // --- The commander tree -----------------------------------------------------------------
 
