@@ -110,6 +110,13 @@ export const RATE_LIMITS_TOPIC = `Rate limits
     than Remaining. The file holds a fingerprint of the key, never the key. When
     the folder cannot be written, a batch refuses to start (exit 1), naming it and
     why; a short command goes on with a one-line warning.
+  - A request in flight holds its place in the window until its answer, or until
+    --timeout and 5 s more have passed. A process's first requests, sent before it
+    has read the server's clock, have no such end. Another process frees their
+    places at once when it sees their process gone, which it can only in its own
+    PID namespace; a process in a container sharing the folder cannot be seen, so
+    it renews a lease on them every second, and another process frees their places
+    only after watching the lease unrenewed for 10 s.
   - A batch that needs more than a window spreads its sends, so that a short command
     on the same key (pets list in a loop) still finds budget; and it leaves a
     window's last two requests until 2 s before Reset, so that a pets list typed
