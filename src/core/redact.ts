@@ -292,7 +292,8 @@ function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] 
       }
       let stop = i;
       while (stop < i + 2 && text.charCodeAt(stop) === EQUALS) stop++;
-      if (stop - start >= shortest) runs.push(decodedRun(text, start, stop, bytes, ascii));
+      const run = stop - start >= shortest && decodedRun(text, start, stop, bytes, ascii);
+      if (run) runs.push(run);
       if (code !== BACKSLASH || i >= found[1]) break;
       // Any other escape (`\t`, `\u…`, a short line's `\n`) ends a run; the next starts after.
       start = i + 2;
@@ -317,17 +318,19 @@ function decodedRun(
   stop: number,
   bytes: number,
   ascii: boolean,
-): EncodedRun {
-  const run = text.slice(start, stop).replace(/[\r\n]|\\[rn]|\\(?=\/)/g, '');
+): EncodedRun | undefined {
+  const run = text.slice(start, stop);
   // Base64 of ASCII text, as UTF-8, UTF-16 or base64 again, has a letter in every 4 characters
   // (the first six bits of an ASCII byte are below 32: A to f). Runs of digits, as ids and
-  // times are, are not decoded.
-  const decoded =
-    !ascii || /[a-z]/i.test(run)
-      ? [0, 1, 2, 3].map((skip) => Buffer.from(run.slice(skip), 'base64').toString('latin1'))
-      : [];
+  // times are, are not decoded as base64, and as hex only when long enough.
+  const letters = !ascii || /[a-z]/i.test(run);
+  if (!letters && run.length < bytes * 2) return undefined;
+  const clean = run.replace(/[\r\n]|\\[rn]|\\(?=\/)/g, '');
+  const decoded = letters
+    ? [0, 1, 2, 3].map((skip) => Buffer.from(clean.slice(skip), 'base64').toString('latin1'))
+    : [];
   // Hex, also where it follows other letters of base64 ("echo_736b…").
-  for (const [hex] of run.matchAll(/[0-9a-f]+/gi)) {
+  for (const [hex] of clean.matchAll(/[0-9a-f]+/gi)) {
     if (hex.length < bytes * 2) continue;
     decoded.push(...[0, 1].map((skip) => Buffer.from(hex.slice(skip), 'hex').toString('latin1')));
   }

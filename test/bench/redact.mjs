@@ -34,26 +34,41 @@ const texts = {
   'an echoed key in base64 among 2 KiB': `${'word '.repeat(200)}${Buffer.from(`Bearer ${KEY}`).toString('base64')}${' word'.repeat(200)}`,
 };
 
-function nsPerCall(fn, text) {
-  for (let i = 0; i < 2000; i++) fn(text);
+function nsPerCall(fn, text, ms) {
   let calls = 0;
   const start = performance.now();
-  while (performance.now() - start < 300) {
-    for (let i = 0; i < 200; i++) fn(text);
-    calls += 200;
+  while (performance.now() - start < ms) {
+    for (let i = 0; i < 50; i++) fn(text);
+    calls += 50;
   }
   return ((performance.now() - start) * 1e6) / calls;
+}
+
+const median = (values) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/**
+ * Each function's time per call, the median of 9 rounds that take turns, so that a machine
+ * busy with other work slows all of them alike; and the median of each round's ratio of the
+ * first to the others.
+ */
+function measure(fns, text) {
+  for (const fn of fns) for (let i = 0; i < 2000; i++) fn(text);
+  const rounds = Array.from({ length: 9 }, () => fns.map((fn) => nsPerCall(fn, text, 40)));
+  return {
+    ns: fns.map((_, i) => median(rounds.map((round) => round[i]))),
+    ratios: fns.map((_, i) => median(rounds.map((round) => round[0] / round[i]))),
+  };
 }
 
 const exact = (text) => secrets.reduce((t, s) => t.split(s).join('***'), text);
 const head = 'text                                   redact     plain search   ratio';
 console.log(before ? `${head}      before   after/before` : head);
 for (const [what, text] of Object.entries(texts)) {
-  const full = nsPerCall((t) => redact(t, secrets), text);
-  const least = nsPerCall(exact, text);
-  const was = before && nsPerCall((t) => before(t, secrets), text);
+  const fns = [(t) => redact(t, secrets), exact];
+  if (before) fns.push((t) => before(t, secrets));
+  const { ns, ratios } = measure(fns, text);
   console.log(
-    `${what.padEnd(38)} ${full.toFixed(0).padStart(7)} ns ${least.toFixed(0).padStart(9)} ns   ${(full / least).toFixed(1).padStart(5)}×` +
-      (was ? ` ${was.toFixed(0).padStart(8)} ns   ${(full / was).toFixed(2)}×` : ''),
+    `${what.padEnd(38)} ${ns[0].toFixed(0).padStart(7)} ns ${ns[1].toFixed(0).padStart(9)} ns   ${ratios[1].toFixed(1).padStart(5)}×` +
+      (before ? ` ${ns[2].toFixed(0).padStart(8)} ns   ${ratios[2].toFixed(2)}×` : ''),
   );
 }
