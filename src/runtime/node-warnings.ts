@@ -22,7 +22,7 @@ export interface NodeWarnings {
    * there, as pets's own warnings); until then they are held.
    */
   writeWith(
-    session: () => { globals: { quiet: boolean }; stderr: WarningSink } | undefined,
+    session: () => { terminal: { options: { quiet: boolean }; stderr: WarningSink } } | undefined,
     fallback: WarningSink,
   ): void;
   /** Writes what is still held, without the session if there is none: the run is ending. */
@@ -62,7 +62,7 @@ export function routeNodeWarnings(json: () => boolean): NodeWarnings {
       // null: --quiet, so written nowhere; undefined: not yet.
       sink = (ending) => {
         const made = session();
-        if (made) return made.globals.quiet ? null : made.stderr;
+        if (made) return made.terminal.options.quiet ? null : made.terminal.stderr;
         return ending ? fallback : undefined;
       };
     },

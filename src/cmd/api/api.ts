@@ -218,7 +218,7 @@ export const apiCommand: CommandModule = {
         const target = await session.target();
         // A request that may change data gets the protected badge, as add does, and on a
         // protected profile a confirmation, as a batch does; a read, the environment line.
-        if (READS.has(sends)) await session.environmentLine(target);
+        if (READS.has(sends)) await session.terminal.environmentLine(target);
         else await confirmWrite(session, target, sends, path, options);
         const input =
           options.input === undefined ? undefined : await readInput(session, options.input);
@@ -258,7 +258,7 @@ async function confirmWrite(
   path: string,
   options: ApiOptions,
 ): Promise<void> {
-  await session.protectedBadge(target);
+  await session.terminal.protectedBadge(target);
   if (!target.protected) return;
   await confirmProtectedProfile(session, {
     profile: target.profile,
@@ -319,24 +319,24 @@ async function printAnswer(
         lines.push(shown(`${name}: ${one}`));
       }
     }
-    session.print(`${lines.join('\r\n')}\r\n\r\n`);
+    session.terminal.print(`${lines.join('\r\n')}\r\n\r\n`);
   }
   const text = response.text;
   if (text === '') return;
   // --jq filters an answer that succeeded; a failure's words are in the error's detail.
   if (session.globals.jq !== undefined) {
-    if (response.status >= 200 && response.status <= 299) session.printJsonText(text);
+    if (response.status >= 200 && response.status <= 299) session.terminal.printJsonText(text);
     return;
   }
   const type = headerValue(response.headers, 'content-type') ?? '';
   if (tty && /^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     try {
-      session.print(`${redact(stringifyJson(parseJson(text), 2))}\n`);
+      session.terminal.print(`${redact(stringifyJson(parseJson(text), 2))}\n`);
       return;
     } catch {
       // Not JSON after all: shown as text below.
     }
   }
   const body = shown(text);
-  session.print(tty && !body.endsWith('\n') ? `${body}\n` : body);
+  session.terminal.print(tty && !body.endsWith('\n') ? `${body}\n` : body);
 }

@@ -85,21 +85,24 @@ async function readKey(session: Session, withKey: boolean): Promise<string> {
   }
   // --with-key with a terminal on stdin: a person is there, so the hidden prompt serves them
   // (a pasted key is not echoed); with --no-input, they are told how to end the input.
-  if (withKey && !session.canPrompt) {
+  if (withKey && !session.terminal.canPrompt) {
     // Said even with --quiet: without it the run seems to hang.
-    session.stderr.write('notice', {
+    session.terminal.stderr.write('notice', {
       code: 'paste_key',
       message: 'Paste the key, then press Enter and Ctrl-D (Ctrl-C to cancel):',
     });
     return firstLine(await readStdin(io.stdin, MAX_KEY_INPUT_BYTES, session.deps.signal));
   }
-  const whyNot = session.whyNoPrompt;
+  const whyNot = session.terminal.whyNoPrompt;
   if (whyNot !== undefined) {
     throw new UsageError(`cannot ask for the key: ${whyNot}`, {
       hint: 'Pipe it in instead: pets auth login --with-key < key.txt',
     });
   }
-  return session.prompts.secret({ message: 'API key (input hidden): ', subject: 'the key' });
+  return session.terminal.prompts.secret({
+    message: 'API key (input hidden): ',
+    subject: 'the key',
+  });
 }
 
 export function defineLogin(auth: Command, getSession: SessionSource): void {
@@ -114,6 +117,7 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
     .action(async (options: { withKey?: boolean }) => {
       const session = getSession();
       const { env } = session.deps;
+      const { terminal } = session;
       const config = await session.config();
       const data = config.read();
       const profile = chooseProfile(data, session.globals.profile, env);
@@ -121,7 +125,7 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
       // A profile without an address is given one first, at a terminal: the key is checked
       // against it, and saved with it.
       const newBaseUrl =
-        where.baseUrl === undefined && session.canPrompt && !options.withKey
+        where.baseUrl === undefined && terminal.canPrompt && !options.withKey
           ? await askBaseUrl(session, profile)
           : undefined;
       const baseUrl =
@@ -136,8 +140,8 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
             ));
       // The host is named before the key is typed, so that a planted or mistyped base URL is
       // seen before the key goes there.
-      if (baseUrl && session.canPrompt && !options.withKey) {
-        session.notice(
+      if (baseUrl && terminal.canPrompt && !options.withKey) {
+        terminal.notice(
           `Logging in to profile "${profile}": the key will be sent to ${hostOf(baseUrl)}.`,
         );
       }
@@ -157,16 +161,18 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
         { profileFlag: session.globals.profile, key, baseUrl: newBaseUrl },
         { config, env },
       );
-      session.notice(
+      terminal.notice(
         saved.baseUrl
           ? `Saved the key ${saved.key} for profile "${saved.profile}", which sends it to ${hostOf(saved.baseUrl)}.`
           : `Saved the key ${saved.key} for profile "${saved.profile}", which has no base URL yet: run \`pets profile set ${saved.profile} --base-url https://<host>/v1\`.`,
       );
       if (check?.outcome === 'unchecked') {
-        await session.warn(`the key was not checked: ${check.why}`, { code: 'key_unchecked' });
+        await terminal.warn(`the key was not checked: ${check.why}`, {
+          code: 'key_unchecked',
+        });
       }
       if (env.PETS_API_KEY) {
-        await session.warn('PETS_API_KEY is set and overrides the saved key until it is unset.', {
+        await terminal.warn('PETS_API_KEY is set and overrides the saved key until it is unset.', {
           code: 'key_overridden',
         });
       }
@@ -184,7 +190,7 @@ async function readAndCheckKey(
   session: Session,
   options: { withKey: boolean; target: Omit<ApiTarget, 'apiKey'> | undefined },
 ): Promise<{ key: string; check: KeyCheck | undefined }> {
-  const tries = session.canPrompt ? KEY_TRIES : 1;
+  const tries = session.terminal.canPrompt ? KEY_TRIES : 1;
   for (let tried = 1; ; tried++) {
     const key = checkedKey(await readKeyAfter(tried - 1, session, options.withKey));
     session.secrets.add(key);
@@ -197,7 +203,7 @@ async function readAndCheckKey(
       if (!(error instanceof AuthError) || tried === tries) throw error;
       const left = tries - tried;
       // Said even with --quiet: without it the same question seems to come back for nothing.
-      session.stderr.write('notice', {
+      session.terminal.stderr.write('notice', {
         code: 'key_refused',
         message: `${error.message}. Type it again (${left} ${left === 1 ? 'try' : 'tries'} left), or press Ctrl-C to stop.`,
       });
@@ -232,7 +238,7 @@ async function readKeyAfter(refused: number, session: Session, withKey: boolean)
 /** Asks for the profile's base URL, checked as `pets profile set --base-url` checks it. */
 async function askBaseUrl(session: Session, profile: string): Promise<string> {
   const check = (answer: string) => checkBaseUrl(answer.trim(), 'the base URL');
-  const answer = await session.prompts.text({
+  const answer = await session.terminal.prompts.text({
     message: `Base URL of profile "${profile}" (e.g. https://api.example.com/v1)`,
     check: (answer) => {
       try {

@@ -30,7 +30,7 @@ export function defineLogout(auth: Command, getSession: SessionSource): void {
         { profileFlag: session.globals.profile },
         { config: await session.config(), env: session.deps.env },
       );
-      session.notice(
+      session.terminal.notice(
         result.removed
           ? `Removed the key of profile "${result.profile}".`
           : `Profile "${result.profile}" had no stored key.`,

@@ -81,23 +81,19 @@ async function printStatus(
   status: AuthStatus,
   quota?: QuotaReport,
 ): Promise<void> {
-  if (session.mode === 'json') return session.printJson(quota ? { ...status, quota } : status);
-  const { renderFields } = await import('../../output/render.js');
-  session.print(
-    renderFields(
-      [
-        ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'profile')})`],
-        ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'baseUrl')})`],
-        ['key', `${status.key} (from ${sourceName(status.keySource, 'key')})`],
-        [
-          'sent',
-          `GET /pets?limit=1 to check the key; the server answered ${status.valid ? '200' : '401'}`,
-        ],
-        ['valid', status.valid ? 'yes' : 'no: the server refused it (401)'],
-        ...(quota ? quotaFields(quota, session.deps.clock.now(), session.mode === 'table') : []),
-      ],
-      session.mode,
-      await session.stdoutColors(),
-    ),
-  );
+  if (session.terminal.mode === 'json')
+    return session.terminal.printJson(quota ? { ...status, quota } : status);
+  await session.terminal.printFields([
+    ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'profile')})`],
+    ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'baseUrl')})`],
+    ['key', `${status.key} (from ${sourceName(status.keySource, 'key')})`],
+    [
+      'sent',
+      `GET /pets?limit=1 to check the key; the server answered ${status.valid ? '200' : '401'}`,
+    ],
+    ['valid', status.valid ? 'yes' : 'no: the server refused it (401)'],
+    ...(quota
+      ? quotaFields(quota, session.deps.clock.now(), session.terminal.mode === 'table')
+      : []),
+  ]);
 }

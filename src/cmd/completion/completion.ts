@@ -20,7 +20,7 @@ export const completionCommand: CommandModule = {
         ),
       )
       .action((shell: Shell) => {
-        getSession().print(completionScript(shell));
+        getSession().terminal.print(completionScript(shell));
       });
 
     // What the scripts call: `pets __complete -- <words after pets>`, the last one being typed.
@@ -41,7 +41,7 @@ export const completionCommand: CommandModule = {
           ]);
         const session = getSession();
         const profiles = () => profileNames(session.deps.env);
-        session.print(
+        session.terminal.print(
           formatCandidates(
             complete(program, completeWords(program), { profiles, helpTopics: HELP_TOPICS }),
           ),

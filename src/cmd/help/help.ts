@@ -89,7 +89,7 @@ export const helpCommand: CommandModule = {
         const session = getSession();
         const topic = TOPICS[words.join(' ')];
         if (topic !== undefined) {
-          session.print(topic);
+          session.terminal.print(topic);
           return;
         }
         let command = program;

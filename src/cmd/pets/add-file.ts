@@ -47,7 +47,7 @@ async function confirmProtected(
   yes: boolean,
 ) {
   if (!target.protected) return;
-  await session.protectedBadge(target);
+  await session.terminal.protectedBadge(target);
   await confirmProtectedProfile(session, {
     profile: target.profile,
     question: `Import into protected profile "${target.profile}" (${target.host})?`,
@@ -155,7 +155,7 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
   const resume = resumeCommand(options);
   // A second Ctrl-C ends the process at once: it still says how to go on.
   const onForcedExit = () =>
-    session.stderr.write('notice', {
+    session.terminal.stderr.write('notice', {
       code: 'stopped',
       message: `Stopped at once; the journal holds every record sent. Resume with: ${resume}`,
       resume,
@@ -430,7 +430,7 @@ function stdinInput(
 function noticeIgnoredIds(session: Session, notes: ReadNotes): void {
   if (notes.ids === 0) return;
   const records = notes.ids === 1 ? '1 record carries an id' : `${notes.ids} records carry an id`;
-  session.notice(`${records}; ids are ignored, as the server assigns them`, {
+  session.terminal.notice(`${records}; ids are ignored, as the server assigns them`, {
     code: 'ids_ignored',
     count: notes.ids,
   });
@@ -487,7 +487,7 @@ async function dryRun(
   source: RecordInput,
   journal: Pick<Journal, 'records' | 'previous'>,
 ): Promise<void> {
-  await session.environmentLine(target);
+  await session.terminal.environmentLine(target);
   const notes: ReadNotes = { ids: 0 };
   const plan = await makePlan(session, options, source, journal, await session.api(target), {
     survey: true,
@@ -498,20 +498,16 @@ async function dryRun(
   const now = session.deps.clock.now();
   const { planFields, planJson } = await import('./add-plan.js');
   if (plan.askFailed) {
-    await session.warn(`could not learn the quota: ${plan.askFailed.message}`);
+    await session.terminal.warn(`could not learn the quota: ${plan.askFailed.message}`);
   }
-  if (session.mode === 'json') {
-    await session.printJson(planJson(plan, now));
+  if (session.terminal.mode === 'json') {
+    await session.terminal.printJson(planJson(plan, now));
   } else {
-    const { renderFields, renderRows } = await import('../../output/render.js');
-    const colors = await session.stdoutColors();
-    session.print(renderFields(planFields(plan, now), session.mode, colors));
+    await session.terminal.printFields(planFields(plan, now));
     const invalid = plan.records?.invalidRecords ?? [];
     if (invalid.length > 0) {
-      session.print('\n');
-      session.print(
-        await renderRows(INVALID_COLUMNS, invalid, session.mode, colors, session.tableWidth),
-      );
+      session.terminal.print('\n');
+      await session.terminal.printRows(INVALID_COLUMNS, invalid);
     }
   }
   // As a real run would: records that cannot be sent make it exit 1.
@@ -523,7 +519,7 @@ async function progressLine(session: Session): Promise<ProgressLine> {
   return new ProgressLine(
     session.deps.io.stderr,
     session.deps.clock,
-    await session.stderrTerminal(),
+    await session.terminal.stderrTerminal(),
   );
 }
 
@@ -537,8 +533,8 @@ async function importRecords(
   const { addBatch } = await import('./add-batch.js');
   // The plan reads the input ahead of the run only for a person watching: a pipe gets its
   // records read once.
-  const watched = session.showsProgress && options.file !== '-';
-  const progress = session.showsProgress ? await progressLine(session) : undefined;
+  const watched = session.terminal.showsProgress && options.file !== '-';
+  const progress = session.terminal.showsProgress ? await progressLine(session) : undefined;
   const keyApi = await session.api(target, progress?.waiter(), { batch: true });
   const { gate } = keyApi;
   const plan = await makePlan(session, options, source, journal, keyApi, {
@@ -547,9 +543,9 @@ async function importRecords(
   });
   if (progress) {
     const { startLine } = await import('./add-plan.js');
-    session.notice(startLine(plan, session.deps.clock.now()), { code: 'plan' });
+    session.terminal.notice(startLine(plan, session.deps.clock.now()), { code: 'plan' });
     progress.start({ toSend: plan.records?.toSend }, () => gate.snapshot);
-    session.stderr.keepBelow(progress);
+    session.terminal.stderr.keepBelow(progress);
   }
   const concurrency = options.concurrency ?? defaultConcurrency(gate.snapshot);
   session.stopsOnClosedOutput = true;
@@ -564,8 +560,8 @@ async function importRecords(
   const { renderBatchLine } = await import('../../output/render-json.js');
   const report = (result: RecordResult) => {
     progress?.advance(result);
-    if (session.mode === 'json') {
-      session.printJsonText(renderBatchLine(result, result.kind === 'skipped'));
+    if (session.terminal.mode === 'json') {
+      session.terminal.printJsonText(renderBatchLine(result, result.kind === 'skipped'));
     } else if (
       'error' in result &&
       result.kind !== 'notSent' &&
@@ -588,17 +584,13 @@ async function importRecords(
       { ...keyApi, signal: cutOff.signal, stop: session.deps.signal, report },
     );
   } finally {
-    session.stderr.keepBelow(undefined);
+    session.terminal.stderr.keepBelow(undefined);
     progress?.end();
     session.deps.signal.removeEventListener('abort', onStop);
   }
 
-  if (session.mode !== 'json' && failures.length > 0) {
-    const { renderRows } = await import('../../output/render.js');
-    const colors = await session.stdoutColors();
-    session.print(
-      await renderRows(FAILURE_COLUMNS, failures, session.mode, colors, session.tableWidth),
-    );
+  if (session.terminal.mode !== 'json' && failures.length > 0) {
+    await session.terminal.printRows(FAILURE_COLUMNS, failures);
   }
   noticeIgnoredIds(session, notes);
   summarize(session, plan, outcome);
@@ -618,15 +610,15 @@ function summarize(session: Session, plan: BatchPlan, outcome: AddBatchResult): 
   const { created, failed, skipped, unknown, notSent, stoppedBy } = outcome;
   const resume = resumeCommand(plan.options);
   const journal = plan.options.journal;
-  session.summary(
+  session.terminal.summary(
     `created ${created}, failed ${failed}, skipped ${skipped}, unknown ${unknown}` +
       `${notSent > 0 || stoppedBy ? `, not sent ${notSent}` : ''} (journal: ${journal})`,
     { code: 'batch', created, failed, skipped, unknown, notSent, journal },
   );
   if (stoppedBy || notSent > 0) {
-    session.notice(`Stopped early. Resume with: ${resume}`, { code: 'stopped', resume });
+    session.terminal.notice(`Stopped early. Resume with: ${resume}`, { code: 'stopped', resume });
   } else if (unknown > 0) {
-    session.notice(...unknownAdvice(plan.options));
+    session.terminal.notice(...unknownAdvice(plan.options));
   }
   if (stoppedBy) throw stoppedBy;
   if (failed > 0 || unknown > 0 || notSent > 0) session.exitCode = 1;

@@ -86,8 +86,8 @@ async function printDryRun(session: Session, target: ApiTarget, pet: NewPet): Pr
   const request = createPetRequest(pet);
   const url = joinUrl(target.baseUrl, request.path);
   const host = new URL(target.baseUrl).host;
-  if (session.mode === 'json') {
-    await session.printJson({
+  if (session.terminal.mode === 'json') {
+    await session.terminal.printJson({
       dryRun: true,
       method: request.method,
       url,
@@ -99,26 +99,16 @@ async function printDryRun(session: Session, target: ApiTarget, pet: NewPet): Pr
     });
     return;
   }
-  const { renderFields } = await import('../../output/render.js');
   const { stringifyJson } = await import('../../json/int64-json.js');
-  session.print(
-    renderFields(
-      [
-        ['method', request.method],
-        ['url', url],
-        ['body', stringifyJson(request.body)],
-        ['profile', target.profile],
-        ['host', host],
-        [
-          'protected',
-          target.protected ? 'yes (a real run shows the badge and asks nothing)' : 'no',
-        ],
-        ['sent', 'nothing (dry run)'],
-      ],
-      session.mode,
-      await session.stdoutColors(),
-    ),
-  );
+  await session.terminal.printFields([
+    ['method', request.method],
+    ['url', url],
+    ['body', stringifyJson(request.body)],
+    ['profile', target.profile],
+    ['host', host],
+    ['protected', target.protected ? 'yes (a real run shows the badge and asks nothing)' : 'no'],
+    ['sent', 'nothing (dry run)'],
+  ]);
 }
 
 /** Why `parse` refuses an answer (its flag's message), or undefined when it takes it. */
@@ -212,7 +202,7 @@ export const addCommand: CommandModule = {
         }
         const missing = missingFlags(options);
         // Where nobody can answer, what is missing is said before anything else is looked at.
-        if (missing.length > 0 && !session.canPrompt) {
+        if (missing.length > 0 && !session.terminal.canPrompt) {
           throw new UsageError(`add is missing ${missing.join(' and ')} (or give --file)`, {
             hint: 'Example: pets add --name Rex --category-id 3',
           });
@@ -220,11 +210,11 @@ export const addCommand: CommandModule = {
         const target = await session.target();
         // Before the first question, the profile and host are named, so that nobody types a
         // pet into the wrong environment: by the badge on a protected profile.
-        await session.protectedBadge(target);
+        await session.terminal.protectedBadge(target);
         if (missing.length > 0 && !target.protected) {
-          session.notice(`Adding a pet on profile "${target.profile}" (${target.host}).`);
+          session.terminal.notice(`Adding a pet on profile "${target.profile}" (${target.host}).`);
         }
-        const { name, categoryId, status } = await askPet(session.prompts, options);
+        const { name, categoryId, status } = await askPet(session.terminal.prompts, options);
         const newPet: NewPet = { name, categoryId, ...(status ? { status } : {}) };
         if (options.dryRun) {
           await printDryRun(session, target, newPet);
@@ -232,7 +222,7 @@ export const addCommand: CommandModule = {
         }
         const { api } = await session.api(target);
         const pet = await addPet(newPet, { api, signal: session.deps.signal });
-        await session.printPet(pet);
+        await session.terminal.printPet(pet);
       });
   },
 };

@@ -29,7 +29,7 @@ export const getCommand: CommandModule = {
         const session = getSession();
         const fromStdin = args.length === 1 && args[0] === '-';
         const ids = fromStdin ? [] : parseIdArguments(args);
-        await session.environmentLine(await session.target());
+        await session.terminal.environmentLine(await session.target());
         let deprecation: DeprecationHeaders = {};
         try {
           if (ids.length === 1 && ids[0] !== undefined) {
@@ -63,7 +63,7 @@ async function* listed(ids: bigint[]): AsyncIterable<IdInput> {
 async function getOne(session: Session, id: bigint): Promise<DeprecationHeaders> {
   const { api } = await session.api();
   const { pet, deprecation } = await api.getPet(id, { signal: session.deps.signal });
-  await session.printPet(pet);
+  await session.terminal.printPet(pet);
   return deprecation;
 }
 
@@ -77,15 +77,18 @@ async function getMany(
     session.api(undefined, undefined, { batch: true }),
   ]);
   const pets: Pet[] = [];
-  const { red } = await session.stderrColors();
+  const { red } = await session.terminal.stderrColors();
   const report = (outcome: GetOutcome) => {
-    if (session.mode === 'json') {
-      session.printJsonText(renderBatchLine(outcome));
+    if (session.terminal.mode === 'json') {
+      session.terminal.printJsonText(renderBatchLine(outcome));
     } else if ('pet' in outcome) {
       pets.push(outcome.pet);
     } else if (outcome.error.code !== 'not_sent') {
-      session.deps.io.stderr.write(
-        `${red('error:')} ${escapeForTerminal(outcome.error.message)}\n`,
+      const { code, message } = outcome.error;
+      session.terminal.stderr.write(
+        'error',
+        { code, message },
+        `${red('error:')} ${escapeForTerminal(message)}`,
       );
     }
   };
@@ -94,7 +97,7 @@ async function getMany(
     { concurrency: defaultConcurrency(gate.snapshot) },
     { api, signal: session.deps.signal, report },
   );
-  if (session.mode !== 'json') await session.printPets(pets);
+  if (session.terminal.mode !== 'json') await session.terminal.printPets(pets);
   if (result.stoppedBy) throw result.stoppedBy;
   // An id that is not one is a bad value, as it is on the command line: exit 2, which its
   // JSON line says too.

@@ -19,8 +19,8 @@ export async function listPets(
  */
 async function fullPageHint(session: Session, shown: number, limit: number | undefined) {
   const page = limit ?? LIST_LIMIT.default;
-  if (!session.showsHints || shown === 0 || shown < page) return;
-  await session.hint(
+  if (!session.terminal.showsHints || shown === 0 || shown < page) return;
+  await session.terminal.hint(
     page < LIST_LIMIT.max
       ? `Showing ${shown}, a full page: more may exist. --limit goes up to ${LIST_LIMIT.max}.`
       : `Showing ${shown}, the most one request returns: more may exist. Narrow with --status.`,
@@ -48,15 +48,16 @@ export const listCommand: CommandModule = {
       .action(async (options: { limit?: number; status?: PetStatus }) => {
         const session = getSession();
         const target = await session.target();
-        await session.environmentLine(target);
+        await session.terminal.environmentLine(target);
         const { api } = await session.api(target);
         const pets = await listPets(options, { api, signal: session.deps.signal });
-        await session.printPets(pets);
+        await session.terminal.printPets(pets);
         // With --json, [] says it all; a notice would be noise for the script.
-        if (pets.length === 0 && session.mode !== 'json') {
-          session.notice('No pets found.', { code: 'no_pets' });
+        if (pets.length === 0 && session.terminal.mode !== 'json') {
+          session.terminal.notice('No pets found.', { code: 'no_pets' });
         }
-        if (session.mode !== 'json') await fullPageHint(session, pets.length, options.limit);
+        if (session.terminal.mode !== 'json')
+          await fullPageHint(session, pets.length, options.limit);
       });
   },
 };

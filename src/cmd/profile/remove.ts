@@ -45,7 +45,7 @@ export function defineRemove(profile: Command, getSession: SessionSource): void 
       const config = await session.config();
       const saved = savedProfile(name, { config });
       if (saved.protected) {
-        await session.protectedBadge({ ...saved, profile: name });
+        await session.terminal.protectedBadge({ ...saved, profile: name });
         const where = saved.baseUrl ? ` (${hostOf(saved.baseUrl)})` : '';
         await confirmProtectedProfile(session, {
           profile: name,
@@ -56,11 +56,12 @@ export function defineRemove(profile: Command, getSession: SessionSource): void 
         });
       }
       const removed = await removeProfile(name, { config });
-      session.notice(
+      session.terminal.notice(
         removed.cleared
           ? `Profile "${name}" always exists: its base URL and key were cleared.`
           : `Removed profile "${name}".`,
       );
-      if (removed.nowActive) session.notice(`The active profile is now "${removed.nowActive}".`);
+      if (removed.nowActive)
+        session.terminal.notice(`The active profile is now "${removed.nowActive}".`);
     });
 }

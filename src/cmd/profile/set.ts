@@ -73,12 +73,13 @@ export function defineSet(profile: Command, getSession: SessionSource): void {
       ) => {
         const session = getSession();
         const saved = await setProfile(name, options, { config: await session.config() });
-        session.notice(
+        session.terminal.notice(
           `Saved profile "${saved.name}": ${saved.baseUrl ?? 'no base URL yet'}` +
             (saved.protected ? ' (protected)' : '') +
             '.',
         );
-        if (saved.key === '(none)') session.notice(`Next: pets auth login --profile ${saved.name}`);
+        if (saved.key === '(none)')
+          session.terminal.notice(`Next: pets auth login --profile ${saved.name}`);
       },
     );
 }

@@ -31,20 +31,22 @@ export function defineUse(profile: Command, getSession: SessionSource): void {
       const config = await session.config();
       const name = named ?? (await pickProfile(session, config.read()));
       const used = await useProfile(name, { config });
-      session.notice(`Now using profile "${used.name}" (${used.baseUrl ?? 'no base URL yet'}).`);
+      session.terminal.notice(
+        `Now using profile "${used.name}" (${used.baseUrl ?? 'no base URL yet'}).`,
+      );
       await warnOverrides(session, used.name);
     });
 }
 
 /** At a terminal, the profiles to pick from with the arrow keys; elsewhere, a usage error. */
 async function pickProfile(session: Session, data: ConfigData): Promise<string> {
-  if (!session.canPrompt) {
+  if (!session.terminal.canPrompt) {
     throw new UsageError("missing required argument 'name'", {
       hint: 'Name the profile: pets profile use <name> (pets profile list shows them).',
     });
   }
   const { stringWidth } = await import('../../output/table.js');
-  return session.prompts.select({
+  return session.terminal.prompts.select({
     message: 'Profile to use',
     choices: profileChoices(data, stringWidth),
     default: data.profiles[data.activeProfile] ? data.activeProfile : undefined,

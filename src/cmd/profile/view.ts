@@ -150,21 +150,12 @@ export async function printProfiles(
   profiles: ProfileSummary[],
   asFields: boolean,
 ) {
-  if (session.mode === 'json') return session.printJson(asFields ? profiles[0] : profiles);
-  const { renderRows, renderFields } = await import('../../output/render.js');
-  const colors = await session.stdoutColors();
-  if (asFields && profiles[0] && session.mode === 'table') {
-    session.print(renderFields(profileFields(profiles[0]), session.mode, colors));
+  if (session.terminal.mode === 'json')
+    return session.terminal.printJson(asFields ? profiles[0] : profiles);
+  if (asFields && profiles[0] && session.terminal.mode === 'table') {
+    await session.terminal.printFields(profileFields(profiles[0]));
   } else {
-    session.print(
-      await renderRows(
-        profileColumns(session.mode),
-        profiles,
-        session.mode,
-        colors,
-        session.tableWidth,
-      ),
-    );
+    await session.terminal.printRows(profileColumns(session.terminal.mode), profiles);
   }
 }
 
@@ -182,19 +173,19 @@ export async function warnOverrides(session: Session, activeName: string): Promi
         : undefined;
   const chosen = session.globals.profile ?? (env.PETS_PROFILE || undefined);
   if (chosenBy && chosen !== activeName) {
-    await session.warn(
+    await session.terminal.warn(
       `${chosenBy} overrides the active profile "${activeName}": commands use "${chosen}"` +
         (session.globals.profile === undefined ? ' until PETS_PROFILE is unset.' : '.'),
       { code: 'profile_overridden' },
     );
   }
   if (env.PETS_BASE_URL) {
-    await session.warn("PETS_BASE_URL is set and overrides every profile's base URL.", {
+    await session.terminal.warn("PETS_BASE_URL is set and overrides every profile's base URL.", {
       code: 'base_url_overridden',
     });
   }
   if (env.PETS_API_KEY)
-    await session.warn("PETS_API_KEY is set and overrides every profile's key.", {
+    await session.terminal.warn("PETS_API_KEY is set and overrides every profile's key.", {
       code: 'key_overridden',
     });
 }

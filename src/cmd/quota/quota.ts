@@ -117,7 +117,7 @@ export const quotaCommand: CommandModule = {
       .action(async () => {
         const session = getSession();
         const target = await session.target();
-        await session.environmentLine(target);
+        await session.terminal.environmentLine(target);
         const { api, gate } = await session.api(target);
         const report = await showQuota(target, {
           api,
@@ -125,18 +125,11 @@ export const quotaCommand: CommandModule = {
           now: session.deps.clock.now,
           signal: session.deps.signal,
         });
-        if (session.mode === 'json') return session.printJson(report);
-        const { renderFields } = await import('../../output/render.js');
-        session.print(
-          renderFields(
-            [
-              ['profile', report.profile],
-              ...quotaFields(report, session.deps.clock.now(), session.mode === 'table'),
-            ],
-            session.mode,
-            await session.stdoutColors(),
-          ),
-        );
+        if (session.terminal.mode === 'json') return session.terminal.printJson(report);
+        await session.terminal.printFields([
+          ['profile', report.profile],
+          ...quotaFields(report, session.deps.clock.now(), session.terminal.mode === 'table'),
+        ]);
       });
   },
 };

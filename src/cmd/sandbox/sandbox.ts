@@ -38,7 +38,7 @@ function listenProblem(error: unknown, flags: { host: string; port: number }): E
 
 /** Writes each answer as `12:00:01 GET /v1/pets?limit=5 200 remaining 59`, dimmed. */
 async function requestLogger(session: Session): Promise<(answer: SandboxAnswer) => void> {
-  const colors = await session.stderrColors();
+  const colors = await session.terminal.stderrColors();
   return ({ method, path, status, remaining }) => {
     const time = new Date(session.deps.clock.now()).toTimeString().slice(0, 8);
     const color =
@@ -68,7 +68,9 @@ async function start(flags: SandboxFlags, session: Session): Promise<RunningSand
   const { startSandbox } = await import('../../sandbox/index.js');
   // One line per request for a person watching; none in a pipe, with --quiet or --json.
   const log =
-    session.showsProgress && session.mode !== 'json' ? await requestLogger(session) : undefined;
+    session.terminal.showsProgress && session.terminal.mode !== 'json'
+      ? await requestLogger(session)
+      : undefined;
   return startSandbox({
     host: flags.host,
     port: flags.port,
@@ -93,10 +95,10 @@ async function announce(
   wanted: string,
 ): Promise<void> {
   const profile = saved?.name ?? null;
-  if (session.mode === 'json') {
+  if (session.terminal.mode === 'json') {
     const { renderJson } = await import('../../output/render-json.js');
     const { baseUrl, key, plan, rpm, rpd } = sandbox;
-    session.printJsonText(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
+    session.terminal.printJsonText(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
     if (saved?.inUseBy !== undefined) {
       const { announceProfile } = await import('./save-profile.js');
       announceProfile(session, saved, wanted);
@@ -105,7 +107,7 @@ async function announce(
   }
   const limits = (n: number | null, per: string) =>
     n === null ? `unlimited/${per}` : `${n}/${per}`;
-  session.print(
+  session.terminal.print(
     `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
       `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
       `Key: ${sandbox.key}\n`,
@@ -114,7 +116,7 @@ async function announce(
     const { announceProfile } = await import('./save-profile.js');
     announceProfile(session, saved, wanted);
   }
-  session.notice('Press Ctrl-C to stop.');
+  session.terminal.notice('Press Ctrl-C to stop.');
 }
 
 async function runSandbox(flags: SandboxFlags, session: Session): Promise<void> {
@@ -134,8 +136,10 @@ async function runSandbox(flags: SandboxFlags, session: Session): Promise<void> 
     await sandbox.close();
   }
   const answered = sandbox.requestLog.length;
-  if (session.mode !== 'json') {
-    session.notice(`Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`);
+  if (session.terminal.mode !== 'json') {
+    session.terminal.notice(
+      `Sandbox stopped after ${answered} request${answered === 1 ? '' : 's'}.`,
+    );
   }
 }
 

@@ -66,10 +66,10 @@ export async function saveSandboxProfile(
 export function announceProfile(session: Session, saved: SavedProfile, wanted: string): void {
   const { name, inUseBy } = saved;
   if (inUseBy === undefined) {
-    session.notice(`Saved as profile "${name}". Try: pets --profile ${name} list`);
+    session.terminal.notice(`Saved as profile "${name}". Try: pets --profile ${name} list`);
     return;
   }
-  session.notice(
+  session.terminal.notice(
     `Profile "${wanted}" belongs to a sandbox still running at ${inUseBy}, so this one is ` +
       `saved as profile "${name}". Try: pets --profile ${name} list, or make it the ` +
       `default with: pets profile use ${name}`,

@@ -20,13 +20,13 @@ export async function confirmProtectedProfile(
   },
 ): Promise<void> {
   if (ask.yes) return;
-  const whyNot = ask.stdinBusy ? 'stdin carries data' : session.whyNoPrompt;
+  const whyNot = ask.stdinBusy ? 'stdin carries data' : session.terminal.whyNoPrompt;
   if (whyNot !== undefined) {
     throw new UsageError(`profile "${ask.profile}" is protected: ${ask.action} needs --yes here`, {
       hint: `Nobody can be asked to confirm (${whyNot}); ${ask.nothingDone}.`,
     });
   }
-  const confirmed = await session.prompts.confirmName({
+  const confirmed = await session.terminal.prompts.confirmName({
     message: `${ask.question} Type its name to go on:`,
     name: ask.profile,
   });

@@ -12,5 +12,5 @@ export async function warnDeprecated(session: Session, headers: DeprecationHeade
     headers,
     announcedRemoval: GET_PET_REMOVAL_DATE,
   });
-  await session.warn(message, fields);
+  await session.terminal.warn(message, fields);
 }

@@ -40,7 +40,7 @@ export function checkJqBeforeActions(program: Command, getSession: SessionSource
         hint: `Commands with JSON output: ${JSON_COMMANDS.join(', ')}.`,
       });
     }
-    await session.loadJq();
+    await session.terminal.loadJq();
   });
-  program.hook('postAction', () => getSession().finish());
+  program.hook('postAction', () => getSession().terminal.finish());
 }
