@@ -119,6 +119,25 @@ describe('flags that act only with another', () => {
   });
 });
 
+describe('the global --profile on pets sandbox', () => {
+  it('is refused, exit 2, with no server started and the profile untouched', async () => {
+    const own = { PETS_CONFIG_DIR: tempDir('pets-flags-') };
+    const production = ['profile', 'set', 'production', '--base-url', 'https://api.example.com/v1'];
+    expect((await runBinary(production, own)).code).toBe(0);
+    const result = await runBinary(['--profile', 'production', 'sandbox', '--port', '0'], own);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'error: --profile does not apply to pets sandbox; the sandbox did not start',
+    );
+    expect(result.stderr).toContain('use --save-profile production');
+    const shown = await runBinary(['profile', 'show', 'production', '--json'], own);
+    expect(JSON.parse(shown.stdout)).toMatchObject({
+      baseUrl: 'https://api.example.com/v1',
+      baseUrlSource: 'config',
+    });
+  });
+});
+
 describe('--yes in a batch dry run', () => {
   it('says what a real run on a protected profile would ask, with and without it', async () => {
     const file = join(tempDir('pets-dry-yes-'), 'pets.ndjson');
