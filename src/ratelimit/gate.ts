@@ -141,7 +141,12 @@ const WAIT_WORDS: Record<WaitReason, string> = {
   quota: 'quota used up',
   learning: 'learning the limit',
   sharing: 'sharing the window',
+  crowded: 'one at a time: another client uses the key',
 };
+
+/** Said once a process finds another client on its key, with no store shared by machines. */
+export const ANOTHER_CLIENT =
+  'another client is using this key; to share its limits across machines, set PETS_RATE_STORE (pets help rate-limits)';
 
 /**
  * Sits between the API client and the transport, shared by every request of the process on
@@ -170,6 +175,7 @@ export class RateGate {
   private stopText?: (sentWords: string) => string;
   /** The shared store was lost: nothing more is sent, since nothing else coordinates machines. */
   private storeLost?: NetworkError;
+  private saidCrowded = false;
   private readonly limits: WaitLimits;
   private waitedUntilMs = Number.NEGATIVE_INFINITY;
   /** Aborted whenever this process learns something, to wake its waiting requests. */
@@ -400,9 +406,10 @@ export class RateGate {
         return went(id);
       }
       const waitMs = Math.max(1, Math.ceil(decision.untilMs - now));
-      if (decision.reason === 'learning') {
+      if (decision.reason === 'learning' || decision.reason === 'crowded') {
         await this.voidDeadClaims(decision.state);
-        // Not a limit: another request is learning the window, and its answer wakes us.
+        // Not a limit: another request is learning the window, or is the one out while
+        // another client shares the key, and its answer wakes us.
         await this.pause(Math.min(waitMs, LEARNING_POLL_MS), undefined, request, true);
         continue;
       }
@@ -631,6 +638,7 @@ export class RateGate {
     };
     let now = 0;
     let stop = false;
+    let crowded = false;
     const observe = (current: GateState) => {
       now = this.serverNow(current);
       const answer = {
@@ -643,11 +651,13 @@ export class RateGate {
       };
       const next = observeAnswer(current, id, now, answer, this.options.random);
       stop = refusedTooOften(current, next);
+      crowded = next.crowdedUntilMs !== undefined && current.crowdedUntilMs === undefined;
       return next;
     };
     // The answer stands even if the store is lost now: the request went, and its caller must
     // hear how it ended; the next request of this process stops instead.
     const state = await this.settle(observe);
+    if (crowded && state) this.sayCrowded(state, now);
     if (stop && state) this.refusalStop(request, state);
     if (limited && state) {
       const until = state.cooldownUntilMs ?? now;
@@ -659,6 +669,20 @@ export class RateGate {
           ` after ${request.method} ${request.url}`,
       );
     }
+  }
+
+  /**
+   * Another client uses the key: requests go one at a time until its window's Reset. Said once
+   * a run; with a store shared by machines, the other client is not pets, and a store would
+   * not help.
+   */
+  private sayCrowded(state: GateState, now: number): void {
+    this.trace(
+      `another client uses this key: one request at a time for ${formatDuration((state.crowdedUntilMs ?? now) - now)}`,
+    );
+    if (this.saidCrowded || this.store.shared !== undefined) return;
+    this.saidCrowded = true;
+    this.options.warn?.(ANOTHER_CLIENT);
   }
 
   /**

@@ -73,6 +73,11 @@ export interface GateState extends SharingState {
    * (gate.ts).
    */
   leases?: Record<string, number>;
+  /**
+   * Another client uses the key (crowded): requests go one at a time until this moment, the
+   * Reset of the window it was seen in. See `anotherClient`.
+   */
+  crowdedUntilMs?: number;
 }
 
 export const EMPTY_STATE: GateState = {};
@@ -101,7 +106,7 @@ function lapsed(claim: Claim, nowMs: number): boolean {
   return !claim.unplaced && claim.untilMs <= nowMs;
 }
 
-export type WaitReason = 'cooldown' | 'quota' | 'learning' | 'sharing';
+export type WaitReason = 'cooldown' | 'quota' | 'learning' | 'sharing' | 'crowded';
 
 export type SendDecision =
   | { go: true; state: GateState }
@@ -134,6 +139,7 @@ function live(state: GateState, nowMs: number): GateState {
     delete next.cooldownUntilMs;
     delete next.cooldownCode;
   }
+  if (next.crowdedUntilMs !== undefined && next.crowdedUntilMs <= nowMs) delete next.crowdedUntilMs;
   return liveSharing(next, nowMs);
 }
 
@@ -186,6 +192,13 @@ export function decideSend(
     if (quota.remaining <= 0) {
       return { go: false, state: current, reason: 'quota', untilMs: quota.resetAtMs };
     }
+    const ahead = Object.values(current.inFlight ?? {});
+    if (current.crowdedUntilMs !== undefined && ahead.length > 0) {
+      // One at a time: the next goes once this one is answered, or its claim lapses.
+      const lapsing = ahead.filter((claim) => !claim.unplaced).map((claim) => claim.untilMs);
+      const untilMs = Math.min(current.crowdedUntilMs, ...lapsing);
+      return { go: false, state: current, reason: 'crowded', untilMs };
+    }
     if (demand && demand.count > 1) {
       const shared = bulkMayGoAt(current, nowMs);
       current = shared.state;
@@ -225,6 +238,7 @@ export function ampleBudget(state: GateState, nowMs: number): boolean {
     quota.remaining >= AMPLE_REMAINING &&
     quota.resetAtMs - nowMs > AMPLE_TIME_MS &&
     liveLimits(state, nowMs).cooldownUntilMs === undefined &&
+    state.crowdedUntilMs === undefined &&
     !shortOnKey(state)
   );
 }
@@ -366,6 +380,60 @@ export function refusedTooOften(before: GateState, after: GateState): boolean {
  * counts: one read to the whole second cannot tell the window's own from a newer one's.
  */
 export function observeAnswer(
+  state: GateState,
+  id: string,
+  nowMs: number,
+  answer: Answer,
+  random: () => number,
+): GateState {
+  const next = learnAnswer(state, id, nowMs, answer, random);
+  if (!anotherClient(state, id, nowMs, answer)) return next;
+  const window = answer.window;
+  next.crowdedUntilMs = Math.max(
+    next.crowdedUntilMs ?? 0,
+    window?.resetAtMs ?? state.quota!.resetAtMs,
+  );
+  // The budget this state kept counted no one else: the server's word is the better one.
+  if (window && next.quota) {
+    const claimEnded = state.inFlight?.[id]?.ended ?? state.ended ?? 0;
+    const out = Object.keys(next.inFlight ?? {}).length + (state.ended ?? 0) - claimEnded;
+    const left = Math.max(0, window.remaining - out);
+    next.quota = { ...next.quota, remaining: Math.min(next.quota.remaining, left) };
+  }
+  return next;
+}
+
+/** Within this much of the known Reset, an answer's window is the known one. */
+const SAME_WINDOW_MS = 500;
+
+/**
+ * The answer to request `id` shows a client that this state does not count (another machine,
+ * another program): the request went under a window this state knew had budget for it, and
+ * the server refused it (429), or said less Remaining than this state had left after all it
+ * took, of that same window, still running. Alone on the key, the server's Remaining is never
+ * below that: it counts only the requests that reached it. A request that went to learn a
+ * window predicted nothing.
+ */
+export function anotherClient(
+  state: GateState,
+  id: string,
+  nowMs: number,
+  answer: Answer,
+): boolean {
+  const known = state.quota;
+  if (!known || known.resetAtMs <= nowMs) return false;
+  if (!state.inFlight?.[id] || state.probe?.id === id) return false;
+  if (answer.status === 429) return true;
+  const window = answer.window;
+  return (
+    window !== undefined &&
+    window.resetAtMs > nowMs &&
+    window.resetAtMs >= known.resetAtMs - SAME_WINDOW_MS &&
+    window.remaining < known.remaining
+  );
+}
+
+function learnAnswer(
   state: GateState,
   id: string,
   nowMs: number,

@@ -145,6 +145,8 @@ function revive(raw: unknown): GateState {
   if (spreadReset !== undefined && spreadFrom !== undefined && spreadRemaining !== undefined) {
     state.spread = { resetAtMs: spreadReset, fromMs: spreadFrom, remaining: spreadRemaining };
   }
+  const crowdedUntilMs = finite(saved.crowdedUntilMs);
+  if (crowdedUntilMs !== undefined) state.crowdedUntilMs = crowdedUntilMs;
   const shortSeenAtMs = finite(saved.shortSeenAtMs);
   if (shortSeenAtMs !== undefined) state.shortSeenAtMs = shortSeenAtMs;
   const ended = finite(saved.ended);

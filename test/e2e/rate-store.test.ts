@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { apiEnv } from '../helpers/api-env.js';
+import { apiEnv, recordsFile } from '../helpers/api-env.js';
+import { ANOTHER_CLIENT } from '../../src/ratelimit/gate.js';
 import { redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { BIN, runBinary, startBinary } from '../helpers/run-binary.js';
 import { tempDir } from '../helpers/config-dir.js';
@@ -202,4 +203,30 @@ describe.skipIf(redisMissing)('a rate store lost mid-batch', () => {
     expect(server.sentWhileBlocked()).toBe(0);
     expect([...server.created].sort()).toEqual(fleet.flatMap((m) => m.names).sort());
   }, 30_000);
+});
+
+describe('machines on one key with no store', () => {
+  // Two machines (separate config and state folders), no PETS_RATE_STORE: each learns of the
+  // other only from the server's answers, and says so once.
+  it('each notices another client from the answers, says so once, and names PETS_RATE_STORE', async () => {
+    const server = await strict({ limit: 20, windowMs: 2_000, latencyMs: 20 });
+    const fleet = ['A', 'B'].map((name) => {
+      const env = apiEnv(server, { PETS_PROFILE: 'staging' });
+      return { env, input: recordsFile(env, name, 30) };
+    });
+    const runs = await Promise.all(
+      fleet.map(({ env, input }) =>
+        runBinary(['add', '--file', input, '--max-wait', '60', '--debug'], env),
+      ),
+    );
+    const said = runs.map((run) => run.stderr.split(ANOTHER_CLIENT).length - 1);
+    console.log(
+      `two machines, no store: notices ${said.join(', ')}; ${server.limited()} × 429, ${server.sentWhileBlocked()} sends into a block; exits ${runs.map((run) => run.code).join(', ')}`,
+    );
+    expect(Math.max(...said)).toBe(1);
+    expect(said.every((count) => count <= 1)).toBe(true);
+    // From then on, one request at a time: the trace says so.
+    const noticed = runs.find((run) => run.stderr.includes(ANOTHER_CLIENT))!;
+    expect(noticed.stderr).toMatch(/another client uses this key: one request at a time for/);
+  });
 });

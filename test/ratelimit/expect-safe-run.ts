@@ -3,8 +3,8 @@ import type { RunOptions, RunReport } from './simulation.js';
 
 /**
  * The promises every simulated run keeps: it finishes without errors, nothing is ever sent
- * while a block is known, pets alone on a key gets no 429, and the server admits every
- * request (`admitted`). `context` names the case in a failure.
+ * while a block is known, pets alone on a key gets no 429, the server admits every
+ * request (`admitted`), and no process takes another for a client outside the state. `context` names the case in a failure.
  */
 export function expectSafeRun(report: RunReport, admitted: number, context: string): void {
   expect(report.finished, context).toBe(true);
@@ -13,6 +13,8 @@ export function expectSafeRun(report: RunReport, admitted: number, context: stri
   expect(report.server.sentWhileBlocked, context).toBe(0);
   expect(report.server.limited, context).toBe(0);
   expect(report.server.admitted, context).toBe(admitted);
+  // Processes sharing one state never take each other for another client.
+  expect(report.anotherClientNotices, context).toEqual(report.anotherClientNotices.map(() => 0));
 }
 
 /**

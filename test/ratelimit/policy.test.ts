@@ -6,6 +6,7 @@ import {
   type Answer,
   MAX_RESERVED_AHEAD,
   ampleBudget,
+  anotherClient,
   decideSend,
   decideSends,
   observeAnswer,
@@ -319,5 +320,54 @@ describe('retryDecision', () => {
     expect(retryBackoffMs(3, () => 1)).toBe(1_050);
     expect(retryBackoffMs(20, () => 1)).toBe(8_050);
     expect(MAX_ATTEMPTS).toBeGreaterThan(1);
+  });
+});
+
+describe('another client on the key (no store between machines)', () => {
+  const sentTwo = () => send(send({ ...EMPTY_STATE, quota: window(10) }, 'a'), 'b');
+
+  it('a Remaining below what this state left itself means another client: one at a time until Reset', () => {
+    // 10 known, 2 taken: 8 left as far as this state knows. The server counted both and 5 more.
+    const state = observeAnswer(sentTwo(), 'a', NOW, { status: 200, window: window(3) }, never);
+    expect(anotherClient(sentTwo(), 'a', NOW, { status: 200, window: window(3) })).toBe(true);
+    expect(state.crowdedUntilMs).toBe(NOW + 30_000);
+    // The server's word on the budget, less 'b' still out, not the 8 this state had left.
+    expect(state.quota?.remaining).toBe(2);
+    // 'b' is still out: the next waits for it, or for the Reset, though the budget has room.
+    expect(decideSend(state, NOW, 'c', CLAIM)).toMatchObject({
+      go: false,
+      reason: 'crowded',
+      untilMs: NOW + 30_000,
+    });
+    expect(ampleBudget({ ...state, quota: window(50) }, NOW)).toBe(false);
+    const alone = observeAnswer(state, 'b', NOW, { status: 200, window: window(2) }, never);
+    const next = send(alone, 'c');
+    expect(decideSend(next, NOW, 'd', CLAIM)).toMatchObject({ go: false, reason: 'crowded' });
+    // At the Reset, a new window: as many at once as its budget allows again.
+    const later = NOW + 30_000;
+    const fresh = { ...releaseSend(next, 'c'), quota: window(10, 60_000) };
+    expect(decideSend(fresh, later, 'e', later + 35_000).go).toBe(true);
+    expect(decideSend(fresh, later, 'e', later + 35_000).state.crowdedUntilMs).toBeUndefined();
+  });
+
+  it('a 429 to a request sent under a window with budget means another client', () => {
+    const answer: Answer = { status: 429, retryAfterMs: 5_000, window: window(0) };
+    expect(anotherClient(sentTwo(), 'a', NOW, answer)).toBe(true);
+    expect(observeAnswer(sentTwo(), 'a', NOW, answer, never).crowdedUntilMs).toBe(NOW + 30_000);
+  });
+
+  it('alone on the key, nothing is another client', () => {
+    const state = sentTwo();
+    // The server counted only what reached it: as much left as this state knows, or more.
+    expect(anotherClient(state, 'a', NOW, { status: 200, window: window(9) })).toBe(false);
+    expect(anotherClient(state, 'a', NOW, { status: 200, window: window(8) })).toBe(false);
+    // A window already over, or one this state does not know, says nothing of it.
+    expect(anotherClient(state, 'a', NOW, { status: 200, window: window(0, -1) })).toBe(false);
+    // The request that learns a window predicted nothing, 429 or not.
+    const probe = send(EMPTY_STATE, 'p');
+    expect(anotherClient(probe, 'p', NOW, { status: 429, retryAfterMs: 1_000 })).toBe(false);
+    expect(
+      observeAnswer(probe, 'p', NOW, { status: 200, window: window(3) }, never),
+    ).not.toHaveProperty('crowdedUntilMs');
   });
 });

@@ -6,7 +6,7 @@
 
 import type { Clock } from '../../src/core/clock.js';
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
-import { RateGate } from '../../src/ratelimit/gate.js';
+import { ANOTHER_CLIENT, RateGate } from '../../src/ratelimit/gate.js';
 import { memoryStore } from '../../src/ratelimit/state-store.js';
 import type { WaitLimits } from '../../src/ratelimit/wait-limits.js';
 
@@ -400,6 +400,11 @@ export interface RunOptions {
    * headers (which then say budget is left).
    */
   storm?: { status: 429 | 503; retryAfter?: (serverNowMs: number) => string; headers: boolean };
+  /**
+   * Each process on a machine of its own, with no store between them: each keeps its own
+   * state, and learns of the others only from the server's answers.
+   */
+  machines?: boolean;
 }
 
 export interface RunReport {
@@ -419,6 +424,8 @@ export interface RunReport {
   loopLeastMs?: number;
   /** How long the short process of `shortAtMs` took, from its start to its answer. */
   shortLatencyMs?: number;
+  /** Per process, how often it said another client uses the key (gate.ts's ANOTHER_CLIENT). */
+  anotherClientNotices: number[];
 }
 
 export const START = Date.parse('2026-11-23T10:00:07.300Z');
@@ -451,12 +458,16 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
     now: clock.now,
   });
   const store = memoryStore();
+  const stores: Array<ReturnType<typeof memoryStore>> = [];
+  const storeOf = (p: number) =>
+    options.machines && p >= 0 ? (stores[p] ??= memoryStore()) : store;
+  const anotherClientNotices = Array<number>(options.processes).fill(0);
   let sendsIntoKnownBlock = 0;
   let maxLatencyMs = 0;
   const errors: string[] = [];
 
-  const send = (request: HttpRequest): Promise<HttpResponse> => {
-    const state = store.read();
+  const send = (request: HttpRequest, p = -1): Promise<HttpResponse> => {
+    const state = storeOf(p).read();
     // The state's moments are on the server's clock.
     const serverNow = clock.now() + options.skewMs;
     if ((state.cooldownUntilMs ?? Number.NEGATIVE_INFINITY) > serverNow) sendsIntoKnownBlock++;
@@ -494,13 +505,16 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
   };
   const newGate = (p = -1) =>
     new RateGate({
-      send,
+      send: (request) => send(request, p),
       clock: clockOf(p),
       random,
       maxWaitMs: options.maxWaitMs ?? 3_600_000,
       ...options.waits,
-      store,
+      store: storeOf(p),
       claimMs: 35_000,
+      warn: (text) => {
+        if (text === ANOTHER_CLIENT && p >= 0) anotherClientNotices[p]!++;
+      },
     });
 
   let next = 0;
@@ -608,5 +622,6 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
       loopLeastMs: loop.lists * (loop.startUpMs + 2),
     }),
     ...(shortLatencyMs !== undefined && { shortLatencyMs }),
+    anotherClientNotices,
   };
 }
