@@ -104,9 +104,14 @@ const HAS_FILLER = new RegExp(FILLER.source, 'i');
 const [BACKSLASH, SLASH, EQUALS] = [0x5c, 0x2f, 0x3d];
 const BASE64 = 1;
 const LIST = 2;
+const SEPARATOR = 4;
 const KIND = Uint8Array.from({ length: 0x10000 }, (_, code) => {
   const char = String.fromCharCode(code);
-  return (/[\w+/\\-]/.test(char) ? BASE64 : 0) | (/[0-9a-fx,:; \t-]/i.test(char) ? LIST : 0);
+  return (
+    (/[\w+/\\-]/.test(char) ? BASE64 : 0) |
+    (/[0-9a-fx,:; \t-]/i.test(char) ? LIST : 0) |
+    (/[,:; \t-]/.test(char) ? SEPARATOR : 0)
+  );
 });
 /**
  * Hex bytes with one separator throughout (`73:6b`, `0x73, 0x6b`), or decimal ones. Each hex
@@ -116,8 +121,8 @@ const KIND = Uint8Array.from({ length: 0x10000 }, (_, code) => {
 const HEX_LIST =
   /(?:0x)?[0-9a-f]{2}([\s,:;-]{1,2})(?:0x)?[0-9a-f]{2}(?:\1(?:0x)?[0-9a-f]{2}(?![0-9a-z]))+/giy;
 const DECIMAL_LIST = /-?\d{1,3}(?:\s*[,;]\s*-?\d{1,3}|\s+-?\d{1,3})+/y;
-/** What decoded text needs before it is looked into again: a secret's form is this long. */
-const PRINTABLE_RUN = /[\x20-\x7e]{8}/;
+/** Decoded text looked into again: a secret's shortest form is this long. */
+const PRINTABLE_RUN = /[\x20-\x7e\t\r\n]{8,}/g;
 
 /** A secret's compiled forms. */
 interface Forms {
@@ -216,11 +221,18 @@ function leaks(text: string, forms: Forms[], depth: number): Array<[number, numb
   return spans;
 }
 
-/** Whether decoded bytes (as latin1) hold a secret, as they are or encoded once more. */
+/**
+ * Whether decoded bytes (as latin1) hold a secret, as they are or encoded once more. Only their
+ * printable runs are looked into again: every form of a secret is printable, and bytes that
+ * decode from text that is not their encoding (a hex string read as base64) have few.
+ */
 function holds(bytes: string, forms: Forms[], depth: number): boolean {
   const lower = bytes.toLowerCase();
   if (forms.some((form) => form.decoded.some((start) => lower.includes(start)))) return true;
-  return PRINTABLE_RUN.test(bytes) && leaks(bytes, forms, depth).length > 0;
+  for (const [printable] of bytes.matchAll(PRINTABLE_RUN)) {
+    if (leaks(printable, forms, depth).length) return true;
+  }
+  return false;
 }
 
 /** A run of text that may be bytes in an encoding, and what it decodes to (as latin1). */
@@ -344,6 +356,8 @@ function byteLists(text: string, bytes: number): EncodedRun[] {
   const shortest = bytes * 3 - 1;
   for (let from = 0, found; (found = runOf(text, LIST, shortest, from)); from = found[1]) {
     for (let at = found[0]; at < found[1]; at++) {
+      // A list starts where the run does or after a separator: not inside a hex string.
+      if (at > found[0] && !(KIND[text.charCodeAt(at - 1)]! & SEPARATOR)) continue;
       const list = listAt(text, at);
       if (list && list.decoded[0]!.length >= bytes) {
         lists.push(list);
@@ -372,7 +386,8 @@ function listAt(text: string, at: number): EncodedRun | undefined {
   return {
     start: at,
     stop: at + decimal[0].length,
-    decoded: [String.fromCharCode(...codes)],
+    // One by one: a list of a million numbers is more arguments than a call takes.
+    decoded: [codes.map((code) => String.fromCharCode(code)).join('')],
   };
 }
 

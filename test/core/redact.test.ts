@@ -175,6 +175,15 @@ describe('redact, in the encodings gateways echo whole', () => {
     }
   });
 
+  it('takes a key out of a megabyte of encoded bytes, and leaves a list of a million', () => {
+    const around = (text: string) => `${'x'.repeat(400_000)}${text}${'y'.repeat(400_000)}`;
+    const blob = bytes(around(`Bearer ${CANARY}`)).toString('base64');
+    const redacted = redact(`"${blob.replace(/.{76}/g, '$&\\r\\n')}"`, [CANARY]);
+    expect(redacted).toBe('"***"');
+    const list = `[${Array.from({ length: 1_000_000 }, (_, i) => i % 200).join(',')}]`;
+    expect(redact(list, [CANARY])).toBe(list);
+  });
+
   it('leaves ordinary data that only looks encoded', () => {
     const other = 'sk_live_OTHER_0123456789abcdef';
     const ordinary = [
