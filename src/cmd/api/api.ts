@@ -325,7 +325,7 @@ async function printAnswer(
   if (text === '') return;
   // --jq filters an answer that succeeded; a failure's words are in the error's detail.
   if (session.globals.jq !== undefined) {
-    if (response.status >= 200 && response.status <= 299) session.terminal.printJsonText(text);
+    if (response.status >= 200 && response.status <= 299) await session.terminal.printAnswer(text);
     return;
   }
   const type = headerValue(response.headers, 'content-type') ?? '';

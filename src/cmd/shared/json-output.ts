@@ -40,7 +40,7 @@ export function checkJqBeforeActions(program: Command, getSession: SessionSource
         hint: `Commands with JSON output: ${JSON_COMMANDS.join(', ')}.`,
       });
     }
-    await session.terminal.loadJq();
+    await session.terminal.loadJq(session.deps.signal);
   });
   program.hook('postAction', () => getSession().terminal.finish());
 }
