@@ -220,6 +220,17 @@ export class RateGate {
     return snapshot;
   }
 
+  /**
+   * Where the key's state is kept: a store shared by machines (its URL without a password),
+   * or files on this machine; and where in it.
+   */
+  get storeView(): { shared?: string; place?: string } {
+    return {
+      ...(this.store.shared !== undefined && { shared: this.store.shared }),
+      ...(this.store.place !== undefined && { place: this.store.place }),
+    };
+  }
+
   /** The server's now as this process knows it, given the shared state. */
   private serverNow(state: GateState): number {
     return this.time.now(state);

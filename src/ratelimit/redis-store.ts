@@ -171,6 +171,7 @@ export async function openRedisStore(
     },
     read: () => state,
     shared: address.shown,
+    place: key,
     async close() {
       await running;
       client.disconnect();

@@ -29,6 +29,8 @@ export interface StateStore {
   readonly shared?: string;
   /** Ends what the store holds open (a connection). */
   close?(): Promise<void>;
+  /** Where the key's state is in the store: a file's path, or a Redis key. */
+  readonly place?: string;
 }
 
 // What a check writes: more than a state of many processes takes, so that a disk with room
@@ -223,6 +225,7 @@ export function fileStore(configDir: string, name: string): StateStore {
     },
     read: load,
     folder: dir,
+    place: path,
     async check() {
       createFolder(dir);
       const temp = `${path}.${process.pid}.check`;

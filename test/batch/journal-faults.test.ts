@@ -68,7 +68,7 @@ function fakeApi(created: string[], random: () => number, sendsAfterStop: { coun
   let stopped = false;
   return {
     markStopped: () => (stopped = true),
-    gate: { snapshot: {}, expect: () => false, sentCount: 0 },
+    gate: { snapshot: {}, expect: () => false, sentCount: 0, storeView: {} },
     api: {
       async createPet(pet: NewPet, options: { beforeSend?: () => Promise<void> }): Promise<Pet> {
         for (let turns = Math.floor(random() * 3); turns > 0; turns--) {

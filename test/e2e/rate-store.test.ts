@@ -230,3 +230,33 @@ describe('machines on one key with no store', () => {
     expect(noticed.stderr).toMatch(/another client uses this key: one request at a time for/);
   });
 });
+
+describe.skipIf(redisMissing)('pets quota with a rate store', () => {
+  it('names the store without its password, the key in it, and what it holds', async () => {
+    const server = await strict({ limit: 50, windowMs: 60_000 });
+    const store = await redis({ password: 'short' });
+    const env = apiEnv(server, { PETS_RATE_STORE: store.url('short') });
+    expect((await runBinary(['list'], env)).code).toBe(0);
+    const json = JSON.parse((await runBinary(['quota', '--json'], env)).stdout);
+    expect(json).toMatchObject({
+      limit: 50,
+      remaining: 49,
+      source: 'cached',
+      store: `redis://127.0.0.1:${store.port}`,
+      storeKey: expect.stringMatching(/^pets:ratelimit:[0-9a-f]{16}$/),
+      inFlight: 0,
+    });
+    const shown = await runBinary(['quota'], env);
+    expect(shown.stdout).toContain(
+      `redis://127.0.0.1:${store.port}, shared by machines (key pets:ratelimit:`,
+    );
+    expect(shown.stdout + shown.stderr).not.toMatch(/:short@/);
+    // Without one: files on this machine, and which.
+    const { PETS_RATE_STORE: _, ...alone } = env;
+    const files = JSON.parse((await runBinary(['quota', '--json'], alone)).stdout);
+    expect(files).toMatchObject({
+      store: null,
+      storeKey: expect.stringMatching(/ratelimit-[0-9a-f]{16}\.json$/),
+    });
+  });
+});

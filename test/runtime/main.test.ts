@@ -26,7 +26,10 @@ function crashingDeps() {
     signal: new AbortController().signal,
     prompts: noPerson(),
     config: async () => config,
-    api: async () => ({ api, gate: { snapshot: {}, expect: () => false, sentCount: 0 } }),
+    api: async () => ({
+      api,
+      gate: { snapshot: {}, expect: () => false, sentCount: 0, storeView: {} },
+    }),
     secrets: new Secrets(),
     close: async () => {},
   };
@@ -74,7 +77,10 @@ describe('main', () => {
     const pending = main(['node', 'pets', 'list'], {
       ...deps,
       signal: stop.signal,
-      api: async () => ({ api, gate: { snapshot: {}, expect: () => false, sentCount: 0 } }),
+      api: async () => ({
+        api,
+        gate: { snapshot: {}, expect: () => false, sentCount: 0, storeView: {} },
+      }),
     });
     setTimeout(() => stop.abort(), 20);
     expect(await pending).toBe(130);

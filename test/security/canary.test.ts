@@ -167,7 +167,7 @@ describe('the API key canary', () => {
           ...deps,
           api: async () => ({
             api: crashing,
-            gate: { snapshot: {}, expect: () => false, sentCount: 0 },
+            gate: { snapshot: {}, expect: () => false, sentCount: 0, storeView: {} },
           }),
         });
         return { code, stdout: io.out(), stderr: io.err() };

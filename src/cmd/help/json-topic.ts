@@ -40,8 +40,12 @@ export const QUOTA: Shape = {
     'cooldownUntil',
     'cooldownCode',
     'source',
+    'store',
+    'storeKey',
+    'inFlight',
   ],
-  about: 'null where the server states no limit; source is "server" or "cached"',
+  about:
+    'null where the server states no limit; source is "server" or "cached"; store is the rate store URL without its password, null for files on this machine (storeKey: the Redis key or the state file)',
 };
 
 export const AUTH_STATUS: Shape = {

@@ -17,6 +17,12 @@ export interface QuotaReport {
   cooldownCode: string | null;
   /** cached: from the state file, nothing sent; server: one request was made to find out. */
   source: 'cached' | 'server';
+  /** The rate store shared by machines, as its URL without a password; null: files here. */
+  store: string | null;
+  /** Where the key's state is in it: the Redis key, or the state file's path. */
+  storeKey: string | null;
+  /** Requests on the key in flight now, by every process (and machine) the store counts. */
+  inFlight: number;
 }
 
 /**
@@ -36,7 +42,13 @@ export async function showQuota(
     state = deps.gate.snapshot;
     source = 'server';
   }
-  return report(target.profile, state, deps.now(), source);
+  const where = deps.gate.storeView;
+  return {
+    ...report(target.profile, state, deps.now(), source),
+    store: where.shared ?? null,
+    storeKey: where.place ?? null,
+    inFlight: Object.keys(state?.inFlight ?? {}).length,
+  };
 }
 
 function report(
@@ -44,7 +56,7 @@ function report(
   state: GateState | undefined,
   now: number,
   source: QuotaReport['source'],
-): QuotaReport {
+): Omit<QuotaReport, 'store' | 'storeKey' | 'inFlight'> {
   const quota = state?.quota;
   const cooldown = liveLimits(state, now).cooldownUntilMs;
   return {
@@ -102,6 +114,13 @@ export function quotaFields(
     'source',
     report.source === 'cached' ? 'last answer (nothing sent)' : 'asked the server',
   ]);
+  fields.push([
+    'rate store',
+    report.store === null
+      ? `files on this machine${report.storeKey ? ` (${report.storeKey})` : ''}`
+      : `${report.store}, shared by machines (key ${report.storeKey ?? '?'})`,
+  ]);
+  fields.push(['in flight', `${report.inFlight} request${report.inFlight === 1 ? '' : 's'}`]);
   return fields;
 }
 

@@ -31,7 +31,7 @@ export interface HttpSettings {
 export interface KeyApi {
   api: PetsApi;
   /** What commands read of the gate: the quota, the requests sent, and those to come. */
-  gate: Pick<RateGate, 'snapshot' | 'expect' | 'sentCount'>;
+  gate: Pick<RateGate, 'snapshot' | 'expect' | 'sentCount' | 'storeView'>;
 }
 
 /** Everything a command reaches outside itself. Built once per run in createDeps; tests build their own. */
