@@ -33,7 +33,8 @@ Keys
   is visible ASCII, at least 8 characters. A key the server refuses (401) is not
   saved by auth login: at a terminal it asks again, up to 3 keys, then exit 4. At
   the hidden prompt, Backspace, Ctrl-U (the line) and Ctrl-W (a word) erase; any
-  other editing key, such as an arrow, refuses the key, with nothing sent.
+  other editing key, such as an arrow, refuses the key, with nothing sent, and so
+  does a paste with a line break inside it.
 
 Protected profiles
 
