@@ -70,16 +70,19 @@ describe('copies of one input started at the same moment', () => {
         );
         started += runs;
         const codes = results.map((run) => run.code);
-        // Exactly one run sends them all; each other is refused before sending anything.
+        const context = results.map((r) => r.stderr).join('\n');
+        // One run sends them all. Each other is refused before sending anything, but for a
+        // link to an input whose run has ended by the time it starts (a loaded machine): it
+        // finds the same journal, and resumes it with nothing left to send.
         expect(
-          codes.filter((code) => code === 0),
-          results.map((r) => r.stderr).join('\n'),
-        ).toHaveLength(1);
-        expect(codes.filter((code) => code === 2)).toHaveLength(runs - 1);
+          codes.every((code) => code === 0 || code === 2),
+          context,
+        ).toBe(true);
         for (const run of results.filter((r) => r.code === 2)) {
           expect(run.stderr).toMatch(/being sent by another run|already in the journal|is in use/);
         }
-        refused += runs - 1;
+        refused += codes.filter((code) => code === 2).length;
+        expect(server.created, context).toHaveLength((trial + 1) * 20);
         expect(duplicatesOf(server.created)).toEqual([]);
       }
       expect(server.created).toHaveLength(TRIALS * 20);
