@@ -105,14 +105,15 @@ const [BACKSLASH, SLASH, EQUALS] = [0x5c, 0x2f, 0x3d];
 const BASE64 = 1;
 const LIST = 2;
 const SEPARATOR = 4;
-const KIND = Uint8Array.from({ length: 0x10000 }, (_, code) => {
+// All of them ASCII; the table covers every UTF-16 code so that a look needs no bounds check.
+const KIND = new Uint8Array(0x10000);
+for (let code = 0; code < 0x80; code++) {
   const char = String.fromCharCode(code);
-  return (
+  KIND[code] =
     (/[\w+/\\-]/.test(char) ? BASE64 : 0) |
     (/[0-9a-fx,:; \t-]/i.test(char) ? LIST : 0) |
-    (/[,:; \t-]/.test(char) ? SEPARATOR : 0)
-  );
-});
+    (/[,:; \t-]/.test(char) ? SEPARATOR : 0);
+}
 /**
  * Hex bytes with one separator throughout (`73:6b`, `0x73, 0x6b`), or decimal ones. Each hex
  * byte is followed by no letter or digit: the word after a list (the "af" of " after") is not
