@@ -325,6 +325,7 @@ function lineBreakAt(text: string, at: number): number {
   return match ? match[0].length : 0;
 }
 
+/** What the base64 run of `text` from `start` to `stop` decodes to, and its hex, if any. */
 function decodedRun(
   text: string,
   start: number,
@@ -369,6 +370,7 @@ function byteLists(text: string, bytes: number): EncodedRun[] {
   return lists;
 }
 
+/** The byte list of `text` that starts at `at`, if one does. */
 function listAt(text: string, at: number): EncodedRun | undefined {
   HEX_LIST.lastIndex = at;
   const hex = HEX_LIST.exec(text);
