@@ -10,10 +10,8 @@ import { tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { hasScript, onTerminal } from '../helpers/terminal.js';
 import { STDERR_KINDS } from '../../src/cmd/help/json-topic.js';
-import { captureIo } from '../helpers/io.js';
 import { runMain, type RunResult } from '../helpers/run-main.js';
-import { main } from '../../src/runtime/main.js';
-import { createDeps } from '../../src/runtime/wiring.js';
+import { runSandboxCommand } from '../helpers/sandbox-command.js';
 
 // What a script relies on, tried with the built binary against the sandbox: under --json
 // every stderr line is one JSON object, and --jq filters the exact JSON.
@@ -350,18 +348,10 @@ describe('--jq', () => {
   });
 
   it('filters the line pets sandbox prints', async () => {
-    const io = captureIo();
-    const stop = new AbortController();
-    const write = io.stdout.write;
-    io.stdout.write = (text: string) => {
-      write(text);
-      // The sandbox runs until stopped: stopped once it has said where it listens.
-      setImmediate(() => stop.abort());
-    };
-    const deps = createDeps({ signal: stop.signal, io, env: apiEnv(sandbox) });
-    const args = ['sandbox', '--port', '0', '--no-save-profile', '--key', 'jq_sandbox_key'];
-    expect(await main(['node', 'pets', ...args, '--jq', '.key'], deps)).toBe(0);
-    expect(io.out()).toBe('jq_sandbox_key\n');
+    const args = ['--port', '0', '--key', 'jq_sandbox_key', '--jq', '.key'];
+    const { code, out } = await runSandboxCommand(args, { env: apiEnv(sandbox) });
+    expect(code).toBe(0);
+    expect(out).toBe('jq_sandbox_key\n');
   });
 
   /** The highest resident memory `pid` has had, in MiB, from /proc (Linux). */

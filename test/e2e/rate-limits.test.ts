@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv, recordsFile } from '../helpers/api-env.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
@@ -8,31 +8,16 @@ import { concurrentClock, fakeClock } from '../helpers/fake-clock.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { runBinary } from '../helpers/run-binary.js';
 import { runMain } from '../helpers/run-main.js';
-import {
-  skewEndingWindowIn,
-  startStrictServer,
-  type StrictServer,
-} from '../helpers/strict-server.js';
+import { skewEndingWindowIn, strictServer } from '../helpers/strict-server.js';
 
 // The rate gate's promises, kept by real pets processes and by the whole CLI on a clock it
 // shares with the server: no 429 when pets is alone on a key, nothing sent into a block.
-
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
-async function strict(options: Parameters<typeof startStrictServer>[0]): Promise<StrictServer> {
-  const server = await startStrictServer(options);
-  closers.push(() => server.close());
-  return server;
-}
 
 describe('the free plan, 100 creates at the default concurrency', () => {
   it('creates all 100 with no 429: workers that wake check before they send', async () => {
     const clock = concurrentClock();
     const sandbox: RunningSandbox = await startSandbox({ plan: 'free', now: clock.now });
-    closers.push(() => sandbox.close());
+    onTestFinished(() => sandbox.close());
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     const input = join(env.PETS_CONFIG_DIR!, '..', 'free.ndjson');
     const names = Array.from({ length: 100 }, (_, i) => `Free ${i}`);
@@ -56,7 +41,7 @@ describe('the free plan, 100 creates by the built binary', () => {
     // The free plan's 60 per window and its ban, with the window shortened so the run takes
     // seconds: 60 go in the first window, the other 40 wait for the next one.
     const sandbox = await startSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1 });
-    closers.push(() => sandbox.close());
+    onTestFinished(() => sandbox.close());
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     const input = join(env.PETS_CONFIG_DIR!, '..', 'free-binary.ndjson');
     const names = Array.from({ length: 100 }, (_, i) => `Binary ${i}`);
@@ -79,7 +64,7 @@ describe('the free plan, 100 creates by the built binary', () => {
 describe('the free plan, `pets get` with 80 ids by the built binary', () => {
   it('gets all 80 with no 429 and no ban, on a free plan whose minute lasts 2 s', async () => {
     const sandbox = await startSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1, seed: 80 });
-    closers.push(() => sandbox.close());
+    onTestFinished(() => sandbox.close());
     const env = apiEnv(sandbox);
     const ids = sandbox.pets().map((pet) => String(pet.id));
     expect(ids).toHaveLength(80);
@@ -97,7 +82,7 @@ describe('--max-wait bounds the whole command', () => {
     // 90 covers one of them and not two.
     const clock = concurrentClock();
     const sandbox = await startSandbox({ plan: 'free', rpm: 10, now: clock.now });
-    closers.push(() => sandbox.close());
+    onTestFinished(() => sandbox.close());
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     const input = join(env.PETS_CONFIG_DIR!, '..', 'max-wait.ndjson');
     const lines = Array.from({ length: 35 }, (_, i) =>
@@ -121,7 +106,7 @@ describe('--max-wait bounds the whole command', () => {
 describe('several pets processes on one key', () => {
   it('8 parallel `pets list` on a 10-per-10 s window: no 429, those over the budget wait', async () => {
     // The server's window ends 1.5 s from now, so the wait is short.
-    const server = await strict({
+    const server = await strictServer({
       limit: 10,
       windowMs: 10_000,
       skewMs: skewEndingWindowIn(10_000, 2_500),
@@ -142,7 +127,7 @@ describe('several pets processes on one key', () => {
   it('a cooldown learnt through one profile and address holds the same key under another', async () => {
     const clock = fakeClock();
     const fault: FaultServer = await startFaultServer(clock.now);
-    closers.push(() => fault.close());
+    onTestFinished(() => fault.close());
     let first = true;
     fault.handle((_req, res) => {
       if (first) {
@@ -179,7 +164,7 @@ describe('Retry-After is obeyed as given', () => {
     'Retry-After %s: exit 5 with the time to retry, and nothing sent early',
     async (retryAfter) => {
       const fault = await startFaultServer();
-      closers.push(() => fault.close());
+      onTestFinished(() => fault.close());
       fault.handle((_req, res) =>
         sendJson(res, 429, '{"code":"rate_limited","message":"slow","status":429}', {
           'retry-after': retryAfter,
@@ -205,7 +190,7 @@ describe('Retry-After is obeyed as given', () => {
   );
 
   it('--max-wait 0 with budget left sends at once, and exit 5 says nothing was sent', async () => {
-    const server = await strict({ limit: 60, windowMs: 60_000 });
+    const server = await strictServer({ limit: 60, windowMs: 60_000 });
     const env = apiEnv(server);
     for (let i = 0; i < 3; i++) {
       expect((await runBinary(['list', '--max-wait', '0'], env)).code).toBe(0);
@@ -216,7 +201,7 @@ describe('Retry-After is obeyed as given', () => {
 
 describe('many requests waiting at once', () => {
   it('wait for a window without a word from Node on stderr', async () => {
-    const server = await strict({ limit: 5, windowMs: 1_000 });
+    const server = await strictServer({ limit: 5, windowMs: 1_000 });
     const env = apiEnv(server, { PETS_PROFILE: 'staging' });
     const input = join(env.PETS_CONFIG_DIR!, '..', 'wide.ndjson');
     writeFileSync(
@@ -242,7 +227,7 @@ describe('a batch with default options waits as long as its records need', () =>
     async (_case, windowSeconds, records, waits) => {
       const clock = concurrentClock();
       const sandbox = await startSandbox({ plan: 'free', rpm: 10, windowSeconds, now: clock.now });
-      closers.push(() => sandbox.close());
+      onTestFinished(() => sandbox.close());
       const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
       const started = clock.now();
 
@@ -263,7 +248,7 @@ describe('a batch with default options waits as long as its records need', () =>
   it('a short command keeps 60 s: `pets list` on a used-up window of 65 s stops with exit 5', async () => {
     const clock = concurrentClock();
     const sandbox = await startSandbox({ plan: 'free', rpm: 1, windowSeconds: 65, now: clock.now });
-    closers.push(() => sandbox.close());
+    onTestFinished(() => sandbox.close());
     const env = apiEnv(sandbox);
     expect((await runMain(['list'], env, {}, clock)).code).toBe(0);
     const run = await runMain(['list'], env, {}, clock);
@@ -277,7 +262,7 @@ describe('a batch with default options waits as long as its records need', () =>
   it("the sandbox's daily quota used up mid-batch: it stops at once, saying the day to resume", async () => {
     const clock = concurrentClock();
     const sandbox = await startSandbox({ plan: 'free', rpd: 20, now: clock.now });
-    closers.push(() => sandbox.close());
+    onTestFinished(() => sandbox.close());
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     const started = clock.now();
 
@@ -295,7 +280,7 @@ describe('a batch with default options waits as long as its records need', () =>
   it('a daily quota on another server, in --json: the error carries the resume instant', async () => {
     const clock = concurrentClock();
     const fault = await startFaultServer(clock.now);
-    closers.push(() => fault.close());
+    onTestFinished(() => fault.close());
     // 12 a day, the day starting at midnight UTC; Reset written as seconds from now.
     const dayEnd = (Math.floor(clock.now() / 86_400_000) + 1) * 86_400_000;
     let used = 0;
@@ -343,7 +328,7 @@ describe('a batch with default options waits as long as its records need', () =>
   it('a ban: the batch stops at once, however short the ban, and sends nothing into it', async () => {
     const clock = concurrentClock();
     const fault = await startFaultServer(clock.now);
-    closers.push(() => fault.close());
+    onTestFinished(() => fault.close());
     fault.handle((_req, res) =>
       sendJson(res, 429, '{"code":"key_banned","message":"banned","status":429}', {
         'retry-after': '120',
@@ -388,7 +373,7 @@ describe('shared rate-limit state that cannot be written', () => {
   it('a batch refuses to start (exit 1) naming the folder; a short command warns once and goes on', async () => {
     const clock = concurrentClock();
     const sandbox = await startSandbox({ plan: 'free', now: clock.now });
-    closers.push(() => sandbox.close());
+    onTestFinished(() => sandbox.close());
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     // A file where the state's folder should be: no process can write the state there.
     const folder = join(env.PETS_CONFIG_DIR!, 'state');

@@ -3,36 +3,21 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { apiEnv, recordsFile } from '../helpers/api-env.js';
 import { ANOTHER_CLIENT } from '../../src/ratelimit/gate.js';
 import { redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { BIN, runBinary, startBinary } from '../helpers/run-binary.js';
 import { tempDir } from '../helpers/config-dir.js';
-import {
-  skewEndingWindowIn,
-  startStrictServer,
-  type StrictServer,
-} from '../helpers/strict-server.js';
+import { skewEndingWindowIn, strictServer, type StrictServer } from '../helpers/strict-server.js';
 
 // Machines sharing one key through a rate store: each a separate pets process with its own
 // config and state folders, one real redis-server between them, one strict server that bans
 // a key sending into a block. Counted from the server's own records.
 
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
-
-async function strict(options: Parameters<typeof startStrictServer>[0]): Promise<StrictServer> {
-  const server = await startStrictServer(options);
-  closers.push(() => server.close());
-  return server;
-}
-
 async function redis(options: { password?: string } = {}): Promise<RedisServer> {
   const server = await startRedis(options);
-  closers.push(() => server.close());
+  onTestFinished(() => server.close());
   return server;
 }
 
@@ -49,7 +34,7 @@ function machine(server: StrictServer, store: string, name: string, count: numbe
 
 describe.skipIf(redisMissing)('the Redis client', () => {
   it('loads from its own file, and only when a store is configured', async () => {
-    const server = await strict({ limit: 100, windowMs: 10_000 });
+    const server = await strictServer({ limit: 100, windowMs: 10_000 });
     const store = await redis();
     const dir = tempDir('pets-redis-load-');
     const preload = join(dir, 'loaded.cjs');
@@ -76,7 +61,7 @@ describe.skipIf(redisMissing)('the Redis client', () => {
 
 describe.skipIf(redisMissing)('a rate store that fails as a command starts', () => {
   it('cannot be reached: exit 6, nothing sent, the store named without its password', async () => {
-    const server = await strict({ limit: 10, windowMs: 10_000 });
+    const server = await strictServer({ limit: 10, windowMs: 10_000 });
     const store = await redis();
     const url = store.url('hunter2-secret-pw');
     await store.kill();
@@ -89,7 +74,7 @@ describe.skipIf(redisMissing)('a rate store that fails as a command starts', () 
   });
 
   it('refuses the password: exit 6, nothing sent, the password never shown', async () => {
-    const server = await strict({ limit: 10, windowMs: 10_000 });
+    const server = await strictServer({ limit: 10, windowMs: 10_000 });
     const store = await redis({ password: 'right-password-1234' });
     const env = apiEnv(server, { PETS_RATE_STORE: store.url('wrong-password-5678') });
     for (const args of [['list'], ['list', '--json'], ['list', '--debug']]) {
@@ -114,7 +99,7 @@ describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () =>
     it(`${machines} machines importing ${each} records each: no 429, no ban, each record once, within 1.1× of the quota's least time (3× on a loaded machine)`, async () => {
       const windowMs = 2_000;
       const skewMs = skewEndingWindowIn(windowMs, windowMs / 2);
-      const server = await strict({ limit, windowMs, skewMs, held: true });
+      const server = await strictServer({ limit, windowMs, skewMs, held: true });
       const store = await redis();
       const fleet = Array.from({ length: machines }, (_, i) =>
         machine(server, store.url(), `M${i}`, each),
@@ -167,7 +152,7 @@ describe.skipIf(redisMissing)('a rate store lost mid-batch', () => {
   // never going on alone; once the store is started again, the same commands finish the
   // records, each created once.
   it('stops every machine (exit 6) with no 429 and nothing sent after, and the resume creates the rest once', async () => {
-    const server = await strict({ limit: 200, windowMs: 2_000, latencyMs: 50 });
+    const server = await strictServer({ limit: 200, windowMs: 2_000, latencyMs: 50 });
     const store = await redis({ password: 'pw' });
     const fleet = ['A', 'B'].map((name) => machine(server, store.url('pw'), name, 40));
     const args = (input: string) => ['add', '--file', input, '--max-wait', '60'];
@@ -209,7 +194,7 @@ describe('machines on one key with no store', () => {
   // Two machines (separate config and state folders), no PETS_RATE_STORE: each learns of the
   // other only from the server's answers, and says so once.
   it('each notices another client from the answers, says so once, and names PETS_RATE_STORE', async () => {
-    const server = await strict({ limit: 20, windowMs: 2_000, latencyMs: 20 });
+    const server = await strictServer({ limit: 20, windowMs: 2_000, latencyMs: 20 });
     const fleet = ['A', 'B'].map((name) => {
       const env = apiEnv(server, { PETS_PROFILE: 'staging' });
       return { env, input: recordsFile(env, name, 30) };
@@ -233,7 +218,7 @@ describe('machines on one key with no store', () => {
 
 describe.skipIf(redisMissing)('pets quota with a rate store', () => {
   it('names the store without its password, the key in it, and what it holds', async () => {
-    const server = await strict({ limit: 50, windowMs: 60_000 });
+    const server = await strictServer({ limit: 50, windowMs: 60_000 });
     const store = await redis({ password: 'short' });
     const env = apiEnv(server, { PETS_RATE_STORE: store.url('short') });
     expect((await runBinary(['list'], env)).code).toBe(0);

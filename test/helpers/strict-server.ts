@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { onTestFinished } from 'vitest';
 
 export interface StrictServerOptions {
   /** Requests allowed in each window. */
@@ -160,4 +161,11 @@ export function skewEndingWindowIn(windowMs: number, msFromNow: number): number 
   const now = Date.now();
   const wanted = windowMs - msFromNow;
   return (((wanted - (now % windowMs)) % windowMs) + windowMs) % windowMs;
+}
+
+/** A strict server for the current test, closed when it ends. */
+export async function strictServer(options: StrictServerOptions): Promise<StrictServer> {
+  const server = await startStrictServer(options);
+  onTestFinished(() => server.close());
+  return server;
 }

@@ -19,13 +19,11 @@ import {
   type Shape,
 } from '../../../src/cmd/help/json-topic.js';
 import { JSON_COMMANDS } from '../../../src/cmd/shared/json-output.js';
-import { main } from '../../../src/runtime/main.js';
-import { createDeps } from '../../../src/runtime/wiring.js';
 import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
 import { apiEnv } from '../../helpers/api-env.js';
 import { tempDir } from '../../helpers/config-dir.js';
-import { captureIo } from '../../helpers/io.js';
 import { runMain } from '../../helpers/run-main.js';
+import { runSandboxCommand } from '../../helpers/sandbox-command.js';
 
 // `pets help json` promises field names. Each documented shape is held against what the
 // commands print: a documented field that disappears, or an undocumented one that appears,
@@ -161,22 +159,11 @@ describe('pets help json', () => {
   });
 
   it('gives the shape pets sandbox prints', async () => {
-    const io = captureIo();
-    const stop = new AbortController();
-    // The sandbox runs until stopped: stopped once it has said where it listens.
-    const write = io.stdout.write;
-    io.stdout.write = (text: string) => {
-      write(text);
-      // After the sandbox has begun to wait for the stop.
-      setImmediate(() => stop.abort());
-    };
-    const deps = createDeps({ signal: stop.signal, io, env: apiEnv(sandbox) });
-    const code = await main(
-      ['node', 'pets', 'sandbox', '--port', '0', '--no-save-profile', '--json'],
-      deps,
-    );
+    const { code, out } = await runSandboxCommand(['--port', '0', '--json'], {
+      env: apiEnv(sandbox),
+    });
     expect(code).toBe(0);
-    expectShape(JSON.parse(io.out()), SANDBOX);
+    expectShape(JSON.parse(out), SANDBOX);
   });
 
   it('gives the error shape, and the fields each stderr code documents', async () => {

@@ -1,34 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { main } from '../../../src/runtime/main.js';
-import { createDeps } from '../../../src/runtime/wiring.js';
+import type { IoOptions } from '../../helpers/io.js';
 import { tempConfigDir } from '../../helpers/config-dir.js';
-import { captureIo, type IoOptions } from '../../helpers/io.js';
+import { runMain } from '../../helpers/run-main.js';
+import { runSandboxCommand } from '../../helpers/sandbox-command.js';
 
 /** Runs `pets sandbox` in this process, sends it `requests`, then stops it as Ctrl-C would. */
 async function sandboxSession(args: string[], io: IoOptions, requests: string[]) {
-  const captured = captureIo(io);
-  const stop = new AbortController();
-  const deps = createDeps({
-    signal: stop.signal,
-    io: captured,
-    env: { PETS_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' },
-  });
-  const run = main(['node', 'pets', 'sandbox', '--no-save-profile', ...args], deps);
-  while (!/"key"|Key: /.test(captured.out())) await new Promise((resolve) => setImmediate(resolve));
-  const out = captured.out();
-  const baseUrl = /(http:\/\/\S+\/v1)/.exec(out)![1]!;
-  const key = (/Key: (\S+)/.exec(out) ?? /"key":"([^"]+)"/.exec(out))![1]!;
   const statuses: number[] = [];
-  for (const path of requests) {
-    const reply = await fetch(`${baseUrl}${path}`, {
-      headers: path.includes('nokey') ? {} : { authorization: `Bearer ${key}` },
-    });
-    await reply.arrayBuffer();
-    statuses.push(reply.status);
-  }
-  stop.abort();
-  const code = await run;
-  return { code, statuses, key, stderr: captured.err() };
+  let key = '';
+  const { code, err } = await runSandboxCommand(args, {
+    io,
+    during: async (out) => {
+      const baseUrl = /(http:\/\/\S+\/v1)/.exec(out)![1]!;
+      key = (/Key: (\S+)/.exec(out) ?? /"key":"([^"]+)"/.exec(out))![1]!;
+      for (const path of requests) {
+        const reply = await fetch(`${baseUrl}${path}`, {
+          headers: path.includes('nokey') ? {} : { authorization: `Bearer ${key}` },
+        });
+        await reply.arrayBuffer();
+        statuses.push(reply.status);
+      }
+    },
+  });
+  return { code, statuses, key, stderr: err };
 }
 
 describe('the sandbox log', () => {
@@ -61,17 +55,11 @@ describe('the sandbox log', () => {
 
 describe('the sandbox key', () => {
   it('refuses a --key every other command would refuse, with exit 2, and saves nothing', async () => {
-    const dir = tempConfigDir();
-    const captured = captureIo({});
-    const deps = createDeps({
-      signal: new AbortController().signal,
-      io: captured,
-      env: { PETS_CONFIG_DIR: dir, NO_COLOR: '1' },
-    });
-    const code = await main(['node', 'pets', 'sandbox', '--key', 'abc'], deps);
+    const env = { PETS_CONFIG_DIR: tempConfigDir(), NO_COLOR: '1' };
+    const { code, stdout, stderr } = await runMain(['sandbox', '--key', 'abc'], env);
     expect(code).toBe(2);
-    expect(captured.err()).toContain('--key is 3 characters long');
-    expect(captured.err()).toContain('the sandbox did not start');
-    expect(captured.out()).toBe('');
+    expect(stderr).toContain('--key is 3 characters long');
+    expect(stderr).toContain('the sandbox did not start');
+    expect(stdout).toBe('');
   });
 });
