@@ -211,7 +211,8 @@ describe('a 403 to everything (Why 6)', () => {
     expect(s.run.code, s.run.stderr).toBe(1);
     expect(s.server.requests).toHaveLength(1);
     expect(s.run.stderr).toContain('refused this key (403): this key is suspended');
-    expect(s.run.stderr).toMatch(/created 0, failed 0, skipped 0, unknown 0, not sent 40/);
+    // The one create sent, refused, is a failure; the other 39 never left.
+    expect(s.run.stderr).toMatch(/created 0, failed 1, skipped 0, unknown 0, not sent 39/);
   });
 
   it('add --file of 40 at the default concurrency: the workers already sending settle, no more', async () => {

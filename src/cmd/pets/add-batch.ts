@@ -256,6 +256,14 @@ class RecordSender {
       if (error instanceof PetsError) {
         journal.settle(key, line, { outcome: 'failed', retryable: true, error: errorJson(error) });
       }
+      // The server refused this record's create (401, 403): it was sent, and failed; the
+      // batch stops with it. Counted as not sent, it would make the summary's counts false.
+      if (error instanceof AuthError || error instanceof ForbiddenError) {
+        return {
+          result: { line, kind: 'failed', error: errorJson(error), sent: true },
+          stop: error,
+        };
+      }
       throw error;
     }
     if (mayHaveCreated(error)) {
