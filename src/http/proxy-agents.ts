@@ -80,16 +80,22 @@ export function createProxyAgents(agentOptions: object, timeoutMs: number): Prox
 }
 
 /**
- * undici gives a proxy's host as the TLS server name even when it is an IP address, which SNI
- * does not allow (RFC 6066): Node 24 warns of it (DEP0123) and Node 26 refuses the connection
- * (ERR_INVALID_ARG_VALUE). Without one, undici's connector sends none for an address.
+ * undici gives a proxy's host as the TLS server name even when it is an IP address (an IPv6
+ * one in its URL's brackets), which SNI does not allow (RFC 6066): Node 24 warns of it
+ * (DEP0123), Node 26 refuses the connection (ERR_INVALID_ARG_VALUE), and `[::1]` matches no
+ * certificate. Without one, undici's connector sends none for an address.
  */
 function withoutAddressAsServerName(connect: Connector): Connector {
   return (options, callback) =>
     connect(
-      options.servername && isIP(options.servername) !== 0
+      options.servername && isAddress(options.servername)
         ? { ...options, servername: undefined }
         : options,
       callback,
     );
+}
+
+/** An IPv4 or IPv6 address, the latter with or without the brackets a URL gives it. */
+function isAddress(host: string): boolean {
+  return isIP(host.replace(/^\[(.*)\]$/, '$1')) !== 0;
 }

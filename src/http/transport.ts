@@ -318,12 +318,22 @@ function proxyError(
       },
     );
   }
-  if (atProxy && proxy.shown.startsWith('https:') && typeof code === 'string') {
-    const problem = certificateProblem(code, proxy.shown);
-    if (problem || /^ERR_SSL_|^ERR_TLS_|^EPROTO$/.test(code)) {
+  // undici wraps some failed handshakes with an https:// proxy as UND_ERR_PRX_TLS; the cause
+  // says why.
+  const tlsCode =
+    code === 'UND_ERR_PRX_TLS'
+      ? ((error as { cause?: { code?: unknown } }).cause?.code ?? code)
+      : code;
+  if (
+    (atProxy || code === 'UND_ERR_PRX_TLS') &&
+    proxy.shown.startsWith('https:') &&
+    typeof tlsCode === 'string'
+  ) {
+    const problem = certificateProblem(tlsCode, proxy.shown);
+    if (problem || /^ERR_SSL_|^ERR_TLS_|^EPROTO$|^UND_ERR_PRX_TLS$/.test(tlsCode)) {
       return new NetworkError(
         'proxy_tls_failed',
-        `${req.method} ${req.url} failed: the TLS handshake with ${named} failed: ${problem ? `its certificate is not trusted: ${problem}` : 'it does not speak TLS there'} (${code})`,
+        `${req.method} ${req.url} failed: the TLS handshake with ${named} failed: ${problem ? `its certificate is not trusted: ${problem}` : 'it does not speak TLS there'} (${tlsCode})`,
         {
           hint: problem
             ? "If the proxy uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (or NODE_USE_SYSTEM_CA=1, where it is in the system's store)."

@@ -38,6 +38,7 @@ let authed: ForwardProxy;
 let refusing: ForwardProxy;
 let secure: ForwardProxy;
 let validPair: KeyPair;
+let otherHostPair: KeyPair;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ plan: 'unlimited' });
@@ -45,6 +46,7 @@ beforeAll(async () => {
   folder = made.dir;
   caFile = made.certificates.caFile;
   validPair = made.certificates.valid;
+  otherHostPair = made.certificates.otherHost;
   tls = await startTlsProxy(Number(new URL(sandbox.baseUrl).port), made.certificates.valid, [
     'http/1.1',
   ]);
@@ -269,6 +271,43 @@ describe('an https:// proxy at an IP address', () => {
     expect(since(secure, before)).toEqual([
       { method: 'CONNECT', target: `api.internal.test:${tlsPort()}`, answer: 'carried' },
     ]);
+  });
+
+  it('carries https through an IPv6 proxy, [::1], its brackets never taken for a name', async () => {
+    const six = await startForwardProxy({
+      hosts: ['api.internal.test'],
+      tls: validPair,
+      host: '::1',
+    });
+    try {
+      const result = await runBinary(['list', '--json'], env({ HTTPS_PROXY: six.url }));
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(six.requests).toEqual([
+        { method: 'CONNECT', target: `api.internal.test:${tlsPort()}`, answer: 'carried' },
+      ]);
+    } finally {
+      await six.close();
+    }
+  });
+
+  it('names a proxy whose certificate is for another host, exit 6, at the first try', async () => {
+    const wrong = await startForwardProxy({ tls: otherHostPair });
+    try {
+      const local = `http://localhost:${new URL(sandbox.baseUrl).port}/v1`;
+      const result = await runBinary(
+        ['list', '--json'],
+        env({ PETS_BASE_URL: local, HTTP_PROXY: wrong.url }),
+      );
+      expect(result.code).toBe(6);
+      expect(result.stderr).toContain(
+        `GET ${local}/pets failed: the TLS handshake with the proxy ${wrong.url} (HTTP_PROXY) failed: its certificate is not trusted: it is not for 127.0.0.1 (ERR_TLS_CERT_ALTNAME_INVALID)`,
+      );
+      expect(result.stderr).not.toContain('attempts');
+      expect(wrong.requests).toEqual([]);
+    } finally {
+      await wrong.close();
+    }
   });
 
   it('carries http in absolute form over TLS to the proxy, without a word on stderr', async () => {

@@ -27,6 +27,8 @@ export interface ForwardProxyOptions {
   hosts?: string[];
   /** Speaks TLS with this key pair: an https:// proxy. */
   tls?: { key: string; cert: string };
+  /** The loopback address it listens on: 127.0.0.1 (the default) or ::1. */
+  host?: '127.0.0.1' | '::1';
 }
 
 export interface ForwardProxy {
@@ -143,10 +145,11 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
     });
   });
 
-  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolveListen) => server.listen(0, host, resolveListen));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     requests,
     close: () =>

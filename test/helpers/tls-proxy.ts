@@ -13,7 +13,7 @@ export interface KeyPair {
 export interface TestCertificates {
   /** The private CA's certificate, for NODE_EXTRA_CA_CERTS. */
   caFile: string;
-  /** For localhost, api.internal.test, api.corp.example and 127.0.0.1, signed by the CA. */
+  /** For localhost, api.internal.test, api.corp.example, 127.0.0.1 and ::1, signed by the CA. */
   valid: KeyPair;
   /** As valid, but its validity ended yesterday. */
   expired: KeyPair;
@@ -74,7 +74,7 @@ export function makeCertificates(): { dir: string; certificates: TestCertificate
       // The names a company's API has, reached through a forward proxy or around it.
       valid: leaf(
         'valid',
-        'DNS:localhost,DNS:api.internal.test,DNS:api.corp.example,IP:127.0.0.1',
+        'DNS:localhost,DNS:api.internal.test,DNS:api.corp.example,IP:127.0.0.1,IP:::1',
         '2',
       ),
       expired: leaf('expired', 'DNS:localhost,IP:127.0.0.1', '-1'),
