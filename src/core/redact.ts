@@ -99,9 +99,10 @@ const HAS_FILLER = new RegExp(FILLER.source, 'i');
 
 /**
  * The characters of the encodings of bytes (see `encodedRuns`), by UTF-16 code: of base64 and
- * base64url (with `\`, for `\/` and JSON-escaped line breaks), and of byte lists.
+ * base64url (with `\` for `\/` and JSON-escaped line breaks, `%` for `%2F` and `%2B`), and of
+ * byte lists.
  */
-const [BACKSLASH, SLASH, EQUALS] = [0x5c, 0x2f, 0x3d];
+const [BACKSLASH, SLASH, EQUALS, PERCENT] = [0x5c, 0x2f, 0x3d, 0x25];
 const BASE64 = 1;
 const LIST = 2;
 const SEPARATOR = 4;
@@ -110,7 +111,7 @@ const KIND = new Uint8Array(0x10000);
 for (let code = 0; code < 0x80; code++) {
   const char = String.fromCharCode(code);
   KIND[code] =
-    (/[\w+/\\-]/.test(char) ? BASE64 : 0) |
+    (/[\w+/\\%-]/.test(char) ? BASE64 : 0) |
     (/[0-9a-fx,:; \t-]/i.test(char) ? LIST : 0) |
     (/[,:; \t-]/.test(char) ? SEPARATOR : 0);
 }
@@ -273,7 +274,8 @@ function runOf(
  * decodes to at each alignment the bytes may have in it (a run may start with text that is not
  * of the encoding, "xc2tf…", or, as hex, half a byte):
  * - base64 or base64url, padded or not, also wrapped as MIME (76 columns) and PEM (64) wrap it,
- *   with CRLF or LF, real or JSON-escaped, and with `\/` as PHP writes `/` in JSON;
+ *   with CRLF or LF, real or JSON-escaped, with `\/` as PHP writes `/` in JSON, and
+ *   percent-encoded as in a URL;
  * - hex, alone or as a list: `73:6b`, `73 6b`, `0x73,0x6b`;
  * - a list of decimal bytes or character codes: `[115,107]`, `115 107`, Java's negative bytes.
  */
@@ -295,6 +297,11 @@ function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] 
         line += 2;
         continue;
       }
+      if (code === PERCENT && /^%2[bf]/i.test(text.slice(i, i + 3))) {
+        i += 2;
+        line += 3;
+        continue;
+      }
       // A line of 40 or more goes on after its line break: MIME and PEM wrap at 76 and 64.
       const eol = line >= 40 ? lineBreakAt(text, i) : 0;
       const next = text.charCodeAt(i + eol);
@@ -307,8 +314,9 @@ function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] 
       while (stop < i + 2 && text.charCodeAt(stop) === EQUALS) stop++;
       const run = stop - start >= shortest && decodedRun(text, start, stop, bytes, ascii);
       if (run) runs.push(run);
-      if (code !== BACKSLASH || i >= found[1]) break;
-      // Any other escape (`\t`, `\u…`, a short line's `\n`) ends a run; the next starts after.
+      if ((code !== BACKSLASH && code !== PERCENT) || i >= found[1]) break;
+      // Any other escape (`\t`, `\u…`, `%3D`, a short line's `\n`) ends a run; the next
+      // starts after its first two characters.
       start = i + 2;
       line = 0;
       i++;
@@ -339,7 +347,9 @@ function decodedRun(
   // times are, are not decoded as base64, and as hex only when long enough.
   const letters = !ascii || /[a-z]/i.test(run);
   if (!letters && run.length < bytes * 2) return undefined;
-  const clean = run.replace(/[\r\n]|\\[rn]|\\(?=\/)/g, '');
+  const clean = run
+    .replace(/[\r\n]|\\[rn]|\\(?=\/)/g, '')
+    .replace(/%2([bf])/gi, (_, hex: string) => (hex.toLowerCase() === 'b' ? '+' : '/'));
   const decoded = letters
     ? [0, 1, 2, 3].map((skip) => Buffer.from(clean.slice(skip), 'base64').toString('latin1'))
     : [];

@@ -61,6 +61,10 @@ export const GATEWAY_ENCODINGS: Array<[string, Encode]> = [
     'base64 of base64url of a body',
     (h) => utf8(utf8(body(h)).toString('base64url')).toString('base64'),
   ],
+  [
+    'base64 in a URL, percent-encoded',
+    (h) => `https://gw.example/echo?auth=${encodeURIComponent(utf8(`xx${h}`).toString('base64'))}`,
+  ],
   ['base64 without padding', (h) => utf8(`${h}!`).toString('base64').replace(/=+$/, '')],
   ['UTF-16LE in base64', (h) => Buffer.from(h, 'utf16le').toString('base64')],
   [
