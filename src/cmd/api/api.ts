@@ -204,48 +204,48 @@ export const apiCommand: CommandModule = {
           '(or needs --yes where nobody can answer). --yes on a GET or HEAD is refused: nothing to confirm.\n' +
           'Exit codes: 0 for 2xx, 3 for 404, 4 for 401, 5 for 429, 7 for 5xx, 1 for any other answer.\n',
       )
-      .action(async (path: string, options: ApiOptions) => {
-        const session = getSession();
-        const sends = (options.method ??
-          (options.rawField.length + options.field.length || options.input !== undefined
-            ? 'POST'
-            : 'GET')) as HttpMethod;
-        if (options.yes && READS.has(sends)) {
-          throw new UsageError(
-            `--yes only applies to a write (a method other than GET or HEAD); this is a ${sends}, nothing was sent`,
-          );
-        }
-        const target = await session.target();
-        // A request that may change data gets the protected badge, as add does, and on a
-        // protected profile a confirmation, as a batch does; a read, the environment line.
-        if (READS.has(sends)) await session.terminal.environmentLine(target);
-        else await confirmWrite(session, target, sends, path, options);
-        const input =
-          options.input === undefined ? undefined : await readInput(session, options.input);
-        const { api } = await session.api(target);
-        const result = await callApi(
-          {
-            path,
-            method: options.method,
-            fields: [...options.rawField, ...options.field],
-            headers: options.header,
-            input,
-          },
-          { api, target, signal: session.deps.signal },
-        );
-        try {
-          await printAnswer(session, result, target.apiKey, options.include === true);
-        } finally {
-          if (result.method === 'GET' && GET_PET_PATH.test(path)) {
-            await warnDeprecated(session, deprecationHeaders(result));
-          }
-        }
-        const { status } = result.response;
-        if (status < 200 || status > 299)
-          throw api.failure(result.method, result.url, result.response);
-      });
+      .action((path: string, options: ApiOptions) => sendRequest(getSession(), path, options));
   },
 };
+
+/** The request the flags describe, sent through the gate: the answer printed, its status the exit code. */
+async function sendRequest(session: Session, path: string, options: ApiOptions): Promise<void> {
+  const sends = (options.method ??
+    (options.rawField.length + options.field.length || options.input !== undefined
+      ? 'POST'
+      : 'GET')) as HttpMethod;
+  if (options.yes && READS.has(sends)) {
+    throw new UsageError(
+      `--yes only applies to a write (a method other than GET or HEAD); this is a ${sends}, nothing was sent`,
+    );
+  }
+  const target = await session.target();
+  // A request that may change data gets the protected badge, as add does, and on a
+  // protected profile a confirmation, as a batch does; a read, the environment line.
+  if (READS.has(sends)) await session.terminal.environmentLine(target);
+  else await confirmWrite(session, target, sends, path, options);
+  const input = options.input === undefined ? undefined : await readInput(session, options.input);
+  const { api } = await session.api(target);
+  const result = await callApi(
+    {
+      path,
+      method: options.method,
+      fields: [...options.rawField, ...options.field],
+      headers: options.header,
+      input,
+    },
+    { api, target, signal: session.deps.signal },
+  );
+  try {
+    await printAnswer(session, result, target.apiKey, options.include === true);
+  } finally {
+    if (result.method === 'GET' && GET_PET_PATH.test(path)) {
+      await warnDeprecated(session, deprecationHeaders(result));
+    }
+  }
+  const { status } = result.response;
+  if (status < 200 || status > 299) throw api.failure(result.method, result.url, result.response);
+}
 
 /**
  * A write to a protected profile: the badge, then the profile's name typed at a terminal, or

@@ -109,27 +109,7 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
   ]);
   const target = await session.target();
   const source = await recordInput(session, flags.file, chooseFormat(flags.file, flags.format));
-  const options: BatchOptions = {
-    profile: target.profile,
-    baseUrl: target.baseUrl,
-    file: flags.file,
-    format: source.format,
-    ...(flags.format ? { formatGiven: flags.format } : {}),
-    ...(source.fromContent ? { formatFromContent: true } : {}),
-    journal: flags.journal ?? `${input}.pets-journal`,
-    ...(flags.journal ? { journalGiven: flags.journal } : {}),
-    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
-    ...(session.globals.maxWait !== undefined ? { maxWaitSeconds: session.globals.maxWait } : {}),
-    retryUnknown: flags.retryUnknown === true,
-    // The resume command prints its output as this run does.
-    output: {
-      json: session.globals.json,
-      ...(session.globals.jq !== undefined ? { jq: session.globals.jq } : {}),
-      quiet: session.globals.quiet,
-    },
-    ...(flags.newRun ? { newRun: true } : {}),
-    guard: { protected: target.protected, yes: flags.yes === true },
-  };
+  const options = batchOptions(session, target, flags, source, input);
   const journalTarget = {
     origin: normalizedOrigin(target.baseUrl),
     key: keyFingerprint(target.apiKey),
@@ -168,6 +148,37 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
     process.off('exit', onForcedExit);
     journal.close();
   }
+}
+
+/** What the run was asked to do, as its plan, dry run and resume command state it. */
+function batchOptions(
+  session: Session,
+  target: ApiTarget,
+  flags: AddFileFlags,
+  source: RecordInput,
+  input: string | undefined,
+): BatchOptions {
+  return {
+    profile: target.profile,
+    baseUrl: target.baseUrl,
+    file: flags.file,
+    format: source.format,
+    ...(flags.format ? { formatGiven: flags.format } : {}),
+    ...(source.fromContent ? { formatFromContent: true } : {}),
+    journal: flags.journal ?? `${input}.pets-journal`,
+    ...(flags.journal ? { journalGiven: flags.journal } : {}),
+    ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
+    ...(session.globals.maxWait !== undefined ? { maxWaitSeconds: session.globals.maxWait } : {}),
+    retryUnknown: flags.retryUnknown === true,
+    // The resume command prints its output as this run does.
+    output: {
+      json: session.globals.json,
+      ...(session.globals.jq !== undefined ? { jq: session.globals.jq } : {}),
+      quiet: session.globals.quiet,
+    },
+    ...(flags.newRun ? { newRun: true } : {}),
+    guard: { protected: target.protected, yes: flags.yes === true },
+  };
 }
 
 /**

@@ -123,6 +123,30 @@ function refusal(parse: (text: string) => unknown): (answer: string) => string |
   };
 }
 
+/** One pet, from its flags, and at a terminal from questions for those missing. */
+async function addOne(session: Session, options: AddFlags): Promise<void> {
+  const missing = missingFlags(options);
+  // Where nobody can answer, what is missing is said before anything else is looked at.
+  if (missing.length > 0 && !session.terminal.canPrompt) {
+    throw new UsageError(`add is missing ${missing.join(' and ')} (or give --file)`, {
+      hint: 'Example: pets add --name Rex --category-id 3',
+    });
+  }
+  const target = await session.target();
+  // Before the first question, the profile and host are named, so that nobody types a
+  // pet into the wrong environment: by the badge on a protected profile.
+  await session.terminal.protectedBadge(target);
+  if (missing.length > 0 && !target.protected) {
+    session.terminal.notice(`Adding a pet on profile "${target.profile}" (${target.host}).`);
+  }
+  const { name, categoryId, status } = await askPet(session.terminal.prompts, options);
+  const newPet: NewPet = { name, categoryId, ...(status ? { status } : {}) };
+  if (options.dryRun) return printDryRun(session, target, newPet);
+  const { api } = await session.api(target);
+  const pet = await addPet(newPet, { api, signal: session.deps.signal });
+  await session.terminal.printPet(pet);
+}
+
 export const addCommand: CommandModule = {
   define(program, getSession) {
     program
@@ -187,42 +211,15 @@ export const addCommand: CommandModule = {
           'Without --file, add sends one pet, from --name, --category-id and --status.',
         );
         if (options.file !== undefined) {
-          if (
-            options.name !== undefined ||
-            options.categoryId !== undefined ||
-            options.status !== undefined
-          ) {
+          if ([options.name, options.categoryId, options.status].some((v) => v !== undefined)) {
             throw new UsageError(
               '--file cannot be combined with --name, --category-id or --status',
             );
           }
           const { addFromFile } = await import('./add-file.js');
-          await addFromFile(session, { ...options, file: options.file });
-          return;
+          return addFromFile(session, { ...options, file: options.file });
         }
-        const missing = missingFlags(options);
-        // Where nobody can answer, what is missing is said before anything else is looked at.
-        if (missing.length > 0 && !session.terminal.canPrompt) {
-          throw new UsageError(`add is missing ${missing.join(' and ')} (or give --file)`, {
-            hint: 'Example: pets add --name Rex --category-id 3',
-          });
-        }
-        const target = await session.target();
-        // Before the first question, the profile and host are named, so that nobody types a
-        // pet into the wrong environment: by the badge on a protected profile.
-        await session.terminal.protectedBadge(target);
-        if (missing.length > 0 && !target.protected) {
-          session.terminal.notice(`Adding a pet on profile "${target.profile}" (${target.host}).`);
-        }
-        const { name, categoryId, status } = await askPet(session.terminal.prompts, options);
-        const newPet: NewPet = { name, categoryId, ...(status ? { status } : {}) };
-        if (options.dryRun) {
-          await printDryRun(session, target, newPet);
-          return;
-        }
-        const { api } = await session.api(target);
-        const pet = await addPet(newPet, { api, signal: session.deps.signal });
-        await session.terminal.printPet(pet);
+        await addOne(session, options);
       });
   },
 };
