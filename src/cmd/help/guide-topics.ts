@@ -146,6 +146,37 @@ export const RATE_LIMITS_TOPIC = `Rate limits
   - The IETF draft's RateLimit and RateLimit-Policy fields, and the older
     RateLimit-Limit, -Remaining and -Reset, are read too.
 
+Many machines on one key
+
+  The state files keep the processes of one machine to the limits. A team whose CI
+  runners or staff share a key across machines needs a store they share too, or
+  together they go over the limit and the key gets banned:
+
+    PETS_RATE_STORE=redis://[user:password@]host:port[/db]   (rediss:// for TLS)
+    pets profile set NAME --rate-store URL                   (per profile)
+
+  Any Redis 5 or newer will do, reachable from every machine, with persistence
+  off if you like (what it holds is relearnt from the next answers): Debian's
+  redis-server package, or the redis container image. The key's state lives there
+  under pets:ratelimit:<hash of the API origin and the key's fingerprint>, never
+  the key, for two days after its last change. Every change is one compare-and-set,
+  so two machines never take the same place in a window. pets quota and pets
+  profile show name the store, without its password (redacted everywhere, however
+  short).
+
+  When the store fails, pets never goes on alone:
+  - at the start of a command (it cannot be reached, or refuses the password):
+    exit 6 before anything is sent, naming the store;
+  - during a batch: nothing more is sent; requests already on their way finish
+    and are journaled; the run stops with exit 6. Once the store is back, the same
+    command resumes where it stopped, creating nothing twice.
+
+  Without a store, pets notices another client on its key from the answers: a 429
+  to a request its own state left budget for, or a Remaining lower than its state
+  can explain. It then sends one request at a time until the window's Reset, and
+  says once: another client is using this key; to share its limits across
+  machines, set PETS_RATE_STORE (pets help rate-limits).
+
 Waiting
 
   --max-wait <s>   the most one command waits in all, 60 s by default for a single
@@ -167,7 +198,8 @@ Retries
 
 Where a key stands
 
-  pets quota          its limit, remaining requests, reset and any cooldown
+  pets quota          its limit, remaining requests, reset, any cooldown, and the
+                      store that holds its state
   pets list --debug   every attempt, its rate-limit headers, and each wait with its reason
 `;
 
