@@ -32,6 +32,8 @@ export interface CallOptions {
   halted?: AbortSignal;
   /** Runs when the request is let go, just before it is sent (see HttpRequest). */
   beforeSend?: () => Promise<void>;
+  /** Called each time the request leaves, or may have (see HttpRequest). */
+  left?: () => void;
 }
 
 export interface ListQuery {
@@ -134,6 +136,7 @@ export class PetsApi {
       stopSending: options.stopSending,
       beforeSend: options.beforeSend,
       halted: options.halted,
+      left: options.left,
     });
   }
 

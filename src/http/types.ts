@@ -16,7 +16,7 @@ export interface HttpRequest {
   stopSending?: AbortSignal;
   /**
    * The run has stopped (one stop for the whole run): the request is not let go, nor tried
-   * again; one the rate gate has let go already leaves, its budget taken.
+   * again; one the rate gate has let go leaves only if the stop comes after its beforeSend.
    */
   halted?: AbortSignal;
   /**
@@ -24,6 +24,11 @@ export interface HttpRequest {
    * the create's intent to its journal here). If it throws, the request is not sent.
    */
   beforeSend?: () => Promise<void>;
+  /**
+   * Called each time the request leaves, or may have (bytes that may have reached the server):
+   * a caller that fails counts it as sent, not as stopped before sending.
+   */
+  left?: () => void;
 }
 
 export interface HttpResponse {

@@ -168,6 +168,13 @@ export class RateGate {
    * in the same moment counts it; taken back if it never leaves.
    */
   private sent = 0;
+  /** Requests of this process on the wire now: sent, not yet answered. */
+  private onTheWire = 0;
+  /**
+   * Blocks this process has learnt (a cooldown, another client on the key): a request let go
+   * before one and not yet sent asks again rather than leave into it.
+   */
+  private blocksLearnt = 0;
   private waitedMs = 0;
   /** The stop that ended this process's sending: every request after it stops the same way. */
   private stoppedBy?: PetsError;
@@ -175,6 +182,8 @@ export class RateGate {
   private stopText?: (sentWords: string) => string;
   /** The shared store was lost: nothing more is sent, since nothing else coordinates machines. */
   private storeLost?: NetworkError;
+  /** Its message, for the count of requests sent, as for a stop's. */
+  private storeLostText?: (sentWords: string) => string;
   private saidCrowded = false;
   private readonly limits: WaitLimits;
   private waitedUntilMs = Number.NEGATIVE_INFINITY;
@@ -276,6 +285,7 @@ export class RateGate {
       const id = await this.reserve(request, attempt);
       let response: HttpResponse;
       let sentAt = 0;
+      let onTheWire = false;
       try {
         if (request.stopSending?.aborted) {
           this.unsend();
@@ -285,14 +295,21 @@ export class RateGate {
           // Let go: what must precede the send (a journal's intent, synced) is done now, not
           // before the wait, so that a request that waited and never left did nothing.
           const letGoAt = this.time.steadyNow();
+          const blocksAtGo = this.blocksLearnt;
           await announce();
-          if (request.stopSending?.aborted) {
+          // One stop for the whole run: a stop decided while the intent was written (a 429's
+          // cooldown past --max-wait, a 403, a lost store) sends nothing more.
+          const stop = this.stopFor(request);
+          if (stop) {
             this.unsend();
-            throw new InterruptedError();
+            await this.settle((state) => releaseSend(state, id));
+            throw stop;
           }
           // A go is good for the moment it was given: one that took long to act on (a slow
-          // disk) may now fall in another window, or past its claim. Ask again.
-          if (this.time.steadyNow() - letGoAt > STALE_GO_MS) {
+          // disk) may now fall in another window, or past its claim; and one given before a
+          // block this process has learnt since (a 429 answered meanwhile) would leave into
+          // it. Ask again.
+          if (this.time.steadyNow() - letGoAt > STALE_GO_MS || this.blocksLearnt !== blocksAtGo) {
             this.unsend();
             await this.settle((state) => releaseSend(state, id));
             attempt--;
@@ -300,10 +317,17 @@ export class RateGate {
           }
         }
         sentAt = this.time.steadyNow();
+        this.onTheWire++;
+        onTheWire = true;
         response = await this.options.send(request);
+        this.onTheWire--;
+        onTheWire = false;
+        request.left?.();
       } catch (error) {
+        if (onTheWire) this.onTheWire--;
         // Not a byte left: it was not sent.
         if (error instanceof NetworkError && !error.requestMayHaveArrived) this.unsend();
+        else if (onTheWire) request.left?.();
         await this.settle((state) => releaseSend(state, id));
         if (!(error instanceof NetworkError) || !error.worthRetrying) throw error;
         networkFailures++;
@@ -384,10 +408,8 @@ export class RateGate {
   ): Promise<string> {
     const id = `${this.claimPrefix}.${this.claims++}`;
     for (;;) {
-      if (request.stopSending?.aborted || request.signal?.aborted || request.halted?.aborted) {
-        throw new InterruptedError();
-      }
-      if (this.stoppedBy) throw this.stoppedBy;
+      const stop = this.stopFor(request);
+      if (stop) throw stop;
       const count = this.asking + this.backlog;
       const demand = { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
       // Awaited only when there is one to take: asking costs no turn of the event loop.
@@ -482,6 +504,17 @@ export class RateGate {
     this.stopRenewing?.();
     this.stopRenewing = undefined;
     await this.store.close?.();
+  }
+
+  /**
+   * Why nothing more may leave, if the run has stopped: the user's stop or the batch's
+   * (`halted`), this process's (a refused wait, too many refusals), or a lost store.
+   */
+  private stopFor(request: HttpRequest): PetsError | undefined {
+    if (request.stopSending?.aborted || request.signal?.aborted || request.halted?.aborted) {
+      return new InterruptedError();
+    }
+    return this.storeLost ?? this.stoppedBy;
   }
 
   /** Requests of this process that wait ask the gate again. */
@@ -650,6 +683,7 @@ export class RateGate {
     let now = 0;
     let stop = false;
     let crowded = false;
+    let blocked = false;
     const observe = (current: GateState) => {
       now = this.serverNow(current);
       const answer = {
@@ -663,11 +697,16 @@ export class RateGate {
       const next = observeAnswer(current, id, now, answer, this.options.random);
       stop = refusedTooOften(current, next);
       crowded = next.crowdedUntilMs !== undefined && current.crowdedUntilMs === undefined;
+      blocked =
+        crowded ||
+        (next.cooldownUntilMs ?? Number.NEGATIVE_INFINITY) >
+          (current.cooldownUntilMs ?? Number.NEGATIVE_INFINITY);
       return next;
     };
     // The answer stands even if the store is lost now: the request went, and its caller must
     // hear how it ended; the next request of this process stops instead.
     const state = await this.settle(observe);
+    if (blocked) this.blocksLearnt++;
     if (crowded && state) this.sayCrowded(state, now);
     if (stop && state) this.refusalStop(request, state);
     if (limited && state) {
@@ -677,7 +716,10 @@ export class RateGate {
           (retryAfterMs === undefined
             ? ' (the server gave no Retry-After)'
             : ` (Retry-After ${formatDuration(retryAfterMs)})`) +
-          ` after ${request.method} ${request.url}`,
+          ` after ${request.method} ${request.url}` +
+          (this.onTheWire > 0
+            ? `; ${requests(this.onTheWire)} sent before it ${this.onTheWire === 1 ? 'is' : 'are'} still on the wire`
+            : ''),
       );
     }
   }
@@ -758,9 +800,12 @@ export class RateGate {
         ? this.options.redact((error as Error).message)
         : (error as Error).message;
       this.trace(`the rate store ${this.store.shared} is lost: ${reason}`);
+      const shared = this.store.shared;
+      this.storeLostText = (sentWords) =>
+        `lost the rate store ${shared} (${reason}); without it, machines sharing this key cannot keep to its limits, so ${sentWords} and nothing more is sent`;
       this.storeLost = new NetworkError(
         'rate_store_lost',
-        `lost the rate store ${this.store.shared} (${reason}); without it, machines sharing this key cannot keep to its limits, so ${this.sentWords()} and nothing more is sent`,
+        this.storeLostText(this.sentWords()),
         {
           requestMayHaveArrived: false,
           hint: 'Once the store is reachable again, run the same command: a batch resumes where it stopped.',
@@ -782,6 +827,9 @@ export class RateGate {
   private unsend(): void {
     this.sent--;
     if (this.stoppedBy && this.stopText) this.stoppedBy.message = this.stopText(this.sentWords());
+    if (this.storeLost && this.storeLostText) {
+      this.storeLost.message = this.storeLostText(this.sentWords());
+    }
   }
 
   /** `error` stops this process's every request from now on: one stop for the whole run. */

@@ -211,8 +211,11 @@ class RecordSender {
     halted: AbortSignal,
   ): Promise<WorkResult<RecordResult>> {
     const { journal } = this;
+    // Whether the create left, or may have: a record refused and then stopped was sent.
+    let left = false;
     try {
       const created = await this.deps.api.createPet(pet, {
+        left: () => (left = true),
         signal: this.deps.signal,
         stopSending: this.deps.stop,
         halted,
@@ -233,11 +236,16 @@ class RecordSender {
         sent: true,
       });
     } catch (error) {
-      return this.failed(line, key, error);
+      return this.failed(line, key, error, left);
     }
   }
 
-  private failed(line: number, key: string, error: unknown): WorkResult<RecordResult> {
+  private failed(
+    line: number,
+    key: string,
+    error: unknown,
+    left: boolean,
+  ): WorkResult<RecordResult> {
     const { journal } = this;
     // The journal cannot be written: the record was not sent, and nothing more is written.
     if (error instanceof JournalError) throw error;
@@ -253,17 +261,14 @@ class RecordSender {
       ((error instanceof InterruptedError || error instanceof NetworkError) &&
         !mayHaveCreated(error))
     ) {
-      if (error instanceof PetsError) {
-        journal.settle(key, line, { outcome: 'failed', retryable: true, error: errorJson(error) });
-      }
-      // The server refused this record's create (401, 403): it was sent, and failed; the
-      // batch stops with it. Counted as not sent, it would make the summary's counts false.
-      if (error instanceof AuthError || error instanceof ForbiddenError) {
-        return {
-          result: { line, kind: 'failed', error: errorJson(error), sent: true },
-          stop: error,
-        };
-      }
+      if (!(error instanceof PetsError)) throw error;
+      const reported = refusedJson(line, error, left);
+      // The stop's own message (its count of requests sent) is the run's, said once at the end.
+      const settle = () =>
+        journal.settle(key, line, { outcome: 'failed', retryable: true, error: reported });
+      // Sent and refused (a 429 the run stopped on, a 403): it failed, it is not "not sent".
+      if (left) return settled(settle, { line, kind: 'failed', error: reported, sent: true }, error);
+      settle();
       throw error;
     }
     if (mayHaveCreated(error)) {
@@ -294,6 +299,22 @@ class RecordSender {
       { line, kind: 'failed', error: errorJson(error), sent: true },
     );
   }
+}
+
+/**
+ * A record the run stopped on: its error, as the record's own. One that was sent and refused
+ * (429, 503) says so, as the stop's message counts the run's requests and is said at the end.
+ */
+function refusedJson(line: number, error: PetsError, left: boolean): ErrorJson {
+  const json = errorJson(error);
+  if (!left || !(error instanceof RateLimitError || error instanceof ServerUnavailableError)) {
+    return json;
+  }
+  const answer = error.status === undefined ? 'refused it' : `answered ${error.status}`;
+  return {
+    ...json,
+    message: `line ${line}: sent, and not created: the server ${answer}, and the run stopped before sending it again`,
+  };
 }
 
 /**
