@@ -178,6 +178,11 @@ export class RateGate {
   private waitedMs = 0;
   /** The stop that ended this process's sending: every request after it stops the same way. */
   private stoppedBy?: PetsError;
+  /**
+   * Whether the stop is a block (a 429's cooldown, a ban): then a request let go before it
+   * and not yet sent stays, whereas a used-up quota's stop leaves those within the budget.
+   */
+  private stopIsBlock = false;
   /** The stop's message, for the count of requests sent: it changes if one let go never leaves. */
   private stopText?: (sentWords: string) => string;
   /** The shared store was lost: nothing more is sent, since nothing else coordinates machines. */
@@ -299,7 +304,7 @@ export class RateGate {
           await announce();
           // One stop for the whole run: a stop decided while the intent was written (a 429's
           // cooldown past --max-wait, a 403, a lost store) sends nothing more.
-          const stop = this.stopFor(request);
+          const stop = this.stopFor(request, true);
           if (stop) {
             this.unsend();
             await this.settle((state) => releaseSend(state, id));
@@ -508,13 +513,18 @@ export class RateGate {
 
   /**
    * Why nothing more may leave, if the run has stopped: the user's stop or the batch's
-   * (`halted`), this process's (a refused wait, too many refusals), or a lost store.
+   * (`halted`), this process's (a refused wait, too many refusals), or a lost store. A request
+   * already `letGo` within a quota that the stop says is used up may still leave.
    */
-  private stopFor(request: HttpRequest): PetsError | undefined {
-    if (request.stopSending?.aborted || request.signal?.aborted || request.halted?.aborted) {
+  private stopFor(request: HttpRequest, letGo = false): PetsError | undefined {
+    // The batch halts on this process's stop too: the same exception for a used-up quota.
+    const quotaStop = letGo && this.stoppedBy !== undefined && !this.stopIsBlock;
+    const halted =
+      request.halted?.aborted && !(quotaStop && request.halted.reason === this.stoppedBy);
+    if (request.stopSending?.aborted || request.signal?.aborted || halted) {
       return new InterruptedError();
     }
-    return this.storeLost ?? this.stoppedBy;
+    return this.storeLost ?? (quotaStop ? undefined : this.stoppedBy);
   }
 
   /** Requests of this process that wait ask the gate again. */
@@ -803,14 +813,10 @@ export class RateGate {
       const shared = this.store.shared;
       this.storeLostText = (sentWords) =>
         `lost the rate store ${shared} (${reason}); without it, machines sharing this key cannot keep to its limits, so ${sentWords} and nothing more is sent`;
-      this.storeLost = new NetworkError(
-        'rate_store_lost',
-        this.storeLostText(this.sentWords()),
-        {
-          requestMayHaveArrived: false,
-          hint: 'Once the store is reachable again, run the same command: a batch resumes where it stopped.',
-        },
-      );
+      this.storeLost = new NetworkError('rate_store_lost', this.storeLostText(this.sentWords()), {
+        requestMayHaveArrived: false,
+        hint: 'Once the store is reachable again, run the same command: a batch resumes where it stopped.',
+      });
     }
     return this.storeLost;
   }
@@ -833,10 +839,15 @@ export class RateGate {
   }
 
   /** `error` stops this process's every request from now on: one stop for the whole run. */
-  private stopWith<E extends PetsError>(error: E, text?: (sentWords: string) => string): E {
+  private stopWith<E extends PetsError>(
+    error: E,
+    text?: (sentWords: string) => string,
+    block = true,
+  ): E {
     if (!this.stoppedBy) {
       this.stoppedBy = error;
       this.stopText = text;
+      this.stopIsBlock = block;
     }
     return error;
   }
@@ -923,7 +934,8 @@ export class RateGate {
             : `Retry after ${at}, or give --max-wait to wait that long.`,
       },
     );
-    const stoppedBy = this.stopWith(error, text);
+    // A quota used up blocks only the requests after those it let go, which may still leave.
+    const stoppedBy = this.stopWith(error, text, reason !== 'quota');
     await this.releaseReserved();
     return stoppedBy;
   }

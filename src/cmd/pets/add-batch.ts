@@ -267,7 +267,8 @@ class RecordSender {
       const settle = () =>
         journal.settle(key, line, { outcome: 'failed', retryable: true, error: reported });
       // Sent and refused (a 429 the run stopped on, a 403): it failed, it is not "not sent".
-      if (left) return settled(settle, { line, kind: 'failed', error: reported, sent: true }, error);
+      if (left)
+        return settled(settle, { line, kind: 'failed', error: reported, sent: true }, error);
       settle();
       throw error;
     }
