@@ -163,6 +163,31 @@ describe('--yes in a batch dry run', () => {
 describe('pets api writes on a protected profile', () => {
   const production = () => ({ ...env, PETS_PROFILE: 'production' });
 
+  it.each([
+    ['X-HTTP-Method-Override: DELETE', 'GET (DELETE by its header)'],
+    ['x-http-method: put', 'GET (PUT by its header)'],
+    ['X-Method-Override:PATCH', 'GET (PATCH by its header)'],
+  ])('refuses a GET whose header %s names a write, with nothing sent', async (header, acts) => {
+    const sent = countFromNow();
+    const result = await runBinary(['api', '/pets', '-H', header], production());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `error: profile "production" is protected: a ${acts} to it needs --yes here`,
+    );
+    expect(sent.received()).toEqual([]);
+    const confirmed = await runBinary(['api', '/pets', '-H', header, '--yes'], production());
+    expect(confirmed.code).toBe(0);
+    expect(sent.received()).toEqual(['GET /v1/pets']);
+  });
+
+  it('takes a GET with an override header that names a read as a read', async () => {
+    const result = await runBinary(
+      ['api', '/pets', '-H', 'X-HTTP-Method-Override: GET'],
+      production(),
+    );
+    expect(result.code).toBe(0);
+  });
+
   it('refuses a POST implied by -f in a pipe, with nothing sent', async () => {
     const sent = countFromNow();
     const result = await runBinary(

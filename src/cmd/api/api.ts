@@ -200,7 +200,8 @@ export const apiCommand: CommandModule = {
         'after',
         '\nFor GET, fields become query parameters; otherwise a JSON body (or, with --input, the query).\n' +
           'The path must stay under the base URL: absolute URLs, //host and .. are refused.\n' +
-          "On a protected profile, any method but GET and HEAD asks you to type the profile's name\n" +
+          'On a protected profile, any method but GET and HEAD (or a write named by an\n' +
+          "X-HTTP-Method-Override, X-HTTP-Method or X-Method-Override header) asks you to type the profile's name\n" +
           '(or needs --yes where nobody can answer). --yes on a GET or HEAD is refused: nothing to confirm.\n' +
           'Exit codes: 0 for 2xx, 3 for 404, 4 for 401, 5 for 429, 7 for 5xx, 1 for any other answer.\n',
       )
@@ -214,7 +215,9 @@ async function sendRequest(session: Session, path: string, options: ApiOptions):
     (options.rawField.length + options.field.length || options.input !== undefined
       ? 'POST'
       : 'GET')) as HttpMethod;
-  if (options.yes && READS.has(sends)) {
+  const override = methodOverride(options.header);
+  const reads = READS.has(sends) && (override === undefined || READS.has(override));
+  if (options.yes && reads) {
     throw new UsageError(
       `--yes only applies to a write (a method other than GET or HEAD); this is a ${sends}, nothing was sent`,
     );
@@ -222,8 +225,11 @@ async function sendRequest(session: Session, path: string, options: ApiOptions):
   const target = await session.target();
   // A request that may change data gets the protected badge, as add does, and on a
   // protected profile a confirmation, as a batch does; a read, the environment line.
-  if (READS.has(sends)) await session.terminal.environmentLine(target);
-  else await confirmWrite(session, target, sends, path, options);
+  if (reads) await session.terminal.environmentLine(target);
+  else {
+    const acts = override && override !== sends ? `${sends} (${override} by its header)` : sends;
+    await confirmWrite(session, target, acts, path, options);
+  }
   const input = options.input === undefined ? undefined : await readInput(session, options.input);
   const { api } = await session.api(target);
   const result = await callApi(
@@ -254,7 +260,7 @@ async function sendRequest(session: Session, path: string, options: ApiOptions):
 async function confirmWrite(
   session: Session,
   target: ApiTarget,
-  method: HttpMethod,
+  method: string,
   path: string,
   options: ApiOptions,
 ): Promise<void> {
@@ -268,6 +274,25 @@ async function confirmWrite(
     yes: options.yes === true,
     stdinBusy: options.input === '-',
   });
+}
+
+// Headers by which some servers and gateways act on another method than the request line's
+// (a POST or GET tunnelling a DELETE): the method they name is the one a protected profile
+// guards.
+const METHOD_OVERRIDES = new Set(['x-http-method-override', 'x-http-method', 'x-method-override']);
+
+/** The method an override header among `headers` (as -H gives them) names, upper-cased. */
+function methodOverride(headers: readonly string[]): HttpMethod | undefined {
+  for (const line of headers) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && METHOD_OVERRIDES.has(line.slice(0, colon).trim().toLowerCase())) {
+      return line
+        .slice(colon + 1)
+        .trim()
+        .toUpperCase() as HttpMethod;
+    }
+  }
+  return undefined;
 }
 
 function add<T>(parse: (arg: string) => T) {

@@ -40,8 +40,9 @@ Protected profiles
 
   production is protected (pets profile set <name> --protected, or --no-protected).
   A create there prints a one-line badge with the profile and host; a batch (add
-  --file), a pets api request other than GET or HEAD (-X, or the POST that -f, -F
-  or --input imply), and profile remove ask you to type the profile's name, or
+  --file), a pets api request other than GET or HEAD (-X, the POST that -f, -F
+  or --input imply, or a write named by an X-HTTP-Method-Override, X-HTTP-Method
+  or X-Method-Override header), and profile remove ask you to type the profile's name, or
   need --yes where nobody can answer. pets add --name … --dry-run shows the request
   one pet would make, the profile, host and whether it is protected, and sends
   nothing.
