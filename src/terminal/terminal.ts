@@ -9,7 +9,10 @@ import type { Column } from '../output/render.js';
 import { escapeForTerminal } from '../core/terminal-text.js';
 import type { Secrets } from '../core/redact.js';
 import type { Io, Output } from './io.js';
+import type { Clock } from '../core/clock.js';
+import type { Waiter } from '../ratelimit/gate.js';
 import type { LineTerminal } from './live-frame.js';
+import type { ProgressLine } from './progress.js';
 import type { Prompter } from './prompt.js';
 import { StderrNotices, type Notice } from './stderr-notices.js';
 
@@ -128,6 +131,19 @@ export class Terminal {
       width: stringWidth,
       onResize: io.onStderrResize?.bind(io),
     };
+  }
+
+  /** The progress line at the foot of stderr, where progress is shown (showsProgress). */
+  async progressLine(clock: Clock): Promise<ProgressLine | undefined> {
+    if (!this.showsProgress) return undefined;
+    const { ProgressLine } = await import('./progress.js');
+    return new ProgressLine(this.io.stderr, clock, await this.stderrTerminal());
+  }
+
+  /** How the rate gate's waits are spent: a countdown on stderr where progress is shown. */
+  async countdown(clock: Clock): Promise<Waiter> {
+    const { countdownWaiter } = await import('./countdown.js');
+    return countdownWaiter(clock, this.io.stderr, this.showsProgress, () => this.stderrTerminal());
   }
 
   /**

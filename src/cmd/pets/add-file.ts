@@ -21,7 +21,6 @@ import { fileLock } from '../../core/file-lock.js';
 import { configDir } from '../../config/paths.js';
 import type { BatchOptions, BatchPlan, RecordSurvey } from '../../batch/plan.js';
 import { confirmProtectedProfile } from '../shared/confirm.js';
-import { ProgressLine } from '../../terminal/progress.js';
 import type { NoticeFields, Session } from '../shared/session.js';
 import { resumeCommand } from './add-plan.js';
 
@@ -525,15 +524,6 @@ async function dryRun(
   if ((plan.records?.invalid ?? 0) > 0) session.exitCode = 1;
 }
 
-/** The progress line on stderr's terminal. */
-async function progressLine(session: Session): Promise<ProgressLine> {
-  return new ProgressLine(
-    session.deps.io.stderr,
-    session.deps.clock,
-    await session.terminal.stderrTerminal(),
-  );
-}
-
 async function importRecords(
   session: Session,
   target: ApiTarget,
@@ -545,7 +535,7 @@ async function importRecords(
   // The plan reads the input ahead of the run only for a person watching: a pipe gets its
   // records read once.
   const watched = session.terminal.showsProgress && options.file !== '-';
-  const progress = session.terminal.showsProgress ? await progressLine(session) : undefined;
+  const progress = await session.terminal.progressLine(session.deps.clock);
   const keyApi = await session.api(target, progress?.waiter(), { batch: true });
   const { gate } = keyApi;
   const plan = await makePlan(session, options, source, journal, keyApi, {

@@ -97,12 +97,9 @@ export class Session {
   private async apiFunctions(): Promise<Pick<HttpSettings, 'warn' | 'wait' | 'trace'>> {
     const { terminal } = this;
     const dim = this.globals.debug ? (await terminal.stderrColors()).dim : undefined;
-    const { countdownWaiter } = await import('../../terminal/countdown.js');
     return {
       warn: (line) => void terminal.warn(line),
-      wait: countdownWaiter(this.deps.clock, terminal.io.stderr, terminal.showsProgress, () =>
-        terminal.stderrTerminal(),
-      ),
+      wait: await terminal.countdown(this.deps.clock),
       ...(dim && {
         trace: (line: string) =>
           terminal.stderr.write(
