@@ -175,6 +175,8 @@ export class RateGate {
    * before one and not yet sent asks again rather than leave into it.
    */
   private blocksLearnt = 0;
+  /** 401s and 403s answered to this process: the key refused, which stops a batch. */
+  private keyRefusals = 0;
   private waitedMs = 0;
   /** The stop that ended this process's sending: every request after it stops the same way. */
   private stoppedBy?: PetsError;
@@ -301,7 +303,9 @@ export class RateGate {
           // before the wait, so that a request that waited and never left did nothing.
           const letGoAt = this.time.steadyNow();
           const blocksAtGo = this.blocksLearnt;
+          const refusalsAtGo = this.keyRefusals;
           await announce();
+          if (this.keyRefusals !== refusalsAtGo) await this.awaitStop(request, id);
           // One stop for the whole run: a stop decided while the intent was written (a 429's
           // cooldown past --max-wait, a 403, a lost store) sends nothing more.
           const stop = this.stopFor(request, true);
@@ -327,6 +331,8 @@ export class RateGate {
         response = await this.options.send(request);
         this.onTheWire--;
         onTheWire = false;
+        // Counted at once, before anything else runs: one let go now does not leave (awaitStop).
+        if (response.status === 401 || response.status === 403) this.keyRefusals++;
         request.left?.();
       } catch (error) {
         if (onTheWire) this.onTheWire--;
@@ -509,6 +515,21 @@ export class RateGate {
     this.stopRenewing?.();
     this.stopRenewing = undefined;
     await this.store.close?.();
+  }
+
+  /**
+   * A 401 or 403 came while this request's intent was written: the key is refused, and the
+   * batch stops on it once that answer has made its way to it. Waits for that stop (a second
+   * at most) rather than send; if none comes, the request asks again, its go gone stale.
+   */
+  private async awaitStop(request: HttpRequest, id: string): Promise<void> {
+    try {
+      await this.pause(STALE_GO_MS + 1, undefined, request, false, false);
+    } catch (error) {
+      this.unsend();
+      await this.settle((state) => releaseSend(state, id));
+      throw error;
+    }
   }
 
   /**
