@@ -7,7 +7,7 @@
 import type { Clock } from '../../src/core/clock.js';
 import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { ANOTHER_CLIENT, RateGate } from '../../src/ratelimit/gate.js';
-import { memoryStore } from '../../src/ratelimit/state-store.js';
+import { memoryStore, type StateStore } from '../../src/ratelimit/state-store.js';
 import type { WaitLimits } from '../../src/ratelimit/wait-limits.js';
 
 /** mulberry32: small, fast and good enough to pick cases from a seed. */
@@ -405,6 +405,12 @@ export interface RunOptions {
    * state, and learns of the others only from the server's answers.
    */
   machines?: boolean;
+  /**
+   * The processes are machines sharing one store over a network (a Redis): each change takes
+   * a round trip of up to `latencyMs` each way, and from `outage.fromMs` into the run until
+   * `outage.untilMs` every change fails, as a store lost fails (redis-store.ts).
+   */
+  network?: { latencyMs: number; outage?: { fromMs: number; untilMs: number } };
 }
 
 export interface RunReport {
@@ -426,6 +432,8 @@ export interface RunReport {
   shortLatencyMs?: number;
   /** Per process, how often it said another client uses the key (gate.ts's ANOTHER_CLIENT). */
   anotherClientNotices: number[];
+  /** Requests sent once the store's outage had begun, by processes that had seen it fail. */
+  sentAfterLoss: number;
 }
 
 export const START = Date.parse('2026-11-23T10:00:07.300Z');
@@ -457,7 +465,9 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
     skewMs: options.skewMs,
     now: clock.now,
   });
-  const store = memoryStore();
+  const store = options.network
+    ? networkStore(memoryStore(), clock, random, options.network)
+    : memoryStore();
   const stores: Array<ReturnType<typeof memoryStore>> = [];
   const storeOf = (p: number) =>
     options.machines && p >= 0 ? (stores[p] ??= memoryStore()) : store;
@@ -466,7 +476,10 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
   let maxLatencyMs = 0;
   const errors: string[] = [];
 
+  const lost = new Set<number>();
+  let sentAfterLoss = 0;
   const send = (request: HttpRequest, p = -1): Promise<HttpResponse> => {
+    if (lost.has(p)) sentAfterLoss++;
     const state = storeOf(p).read();
     // The state's moments are on the server's clock.
     const serverNow = clock.now() + options.skewMs;
@@ -514,6 +527,9 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
       claimMs: 35_000,
       warn: (text) => {
         if (text === ANOTHER_CLIENT && p >= 0) anotherClientNotices[p]!++;
+      },
+      trace: (line) => {
+        if (line.startsWith('the rate store ')) lost.add(p);
       },
     });
 
@@ -623,5 +639,35 @@ export async function simulate(options: RunOptions): Promise<RunReport> {
     }),
     ...(shortLatencyMs !== undefined && { shortLatencyMs }),
     anotherClientNotices,
+    sentAfterLoss,
+  };
+}
+
+/**
+ * `inner` behind a network: each change goes after a random delay, is made there in one step
+ * (as the store's compare-and-set makes it), and its answer comes back after another. During
+ * the outage it fails instead, as a lost store's change fails.
+ */
+function networkStore(
+  inner: StateStore,
+  clock: Scheduler,
+  random: () => number,
+  network: NonNullable<RunOptions['network']>,
+): StateStore {
+  const delay = () => 1 + Math.floor(random() * network.latencyMs);
+  const down = () =>
+    network.outage !== undefined &&
+    clock.now() - START >= network.outage.fromMs &&
+    clock.now() - START < network.outage.untilMs;
+  return {
+    update: (change) =>
+      new Promise((resolve, reject) => {
+        clock.at(delay(), () => {
+          if (down()) return reject(new Error('the connection was closed'));
+          inner.update(change).then((result) => clock.at(delay(), () => resolve(result)), reject);
+        });
+      }),
+    read: inner.read,
+    shared: 'redis://sim-store:6379',
   };
 }
