@@ -14,7 +14,7 @@ import type { Waiter } from '../ratelimit/gate.js';
 import type { LineTerminal } from './live-frame.js';
 import type { ProgressLine } from './progress.js';
 import type { Prompter } from './prompt.js';
-import { StderrNotices, type Notice } from './stderr-notices.js';
+import { StderrNotices, type Notice, type NoticeKind } from './stderr-notices.js';
 
 type TextMode = Exclude<OutputMode, 'json'>;
 
@@ -294,35 +294,31 @@ export class Terminal {
     this.jqFailure ??= failure;
   }
 
-  /** A message for the person at the terminal; --quiet silences it. */
+  /** A message for the person at the terminal; --quiet silences each of these. */
   notice(message: string, fields: NoticeFields = {}): void {
-    if (!this.options.quiet) this.stderr.write('notice', { code: 'notice', ...fields, message });
+    this.say('notice', message, fields);
   }
 
-  /** A warning, its label coloured as errors' are; --quiet silences it. */
+  /** A warning, its label coloured as errors' are. */
   async warn(message: string, fields: NoticeFields = {}): Promise<void> {
-    if (this.options.quiet) return;
-    const colors = await this.stderrColors();
-    this.stderr.write(
-      'warning',
-      { code: 'warning', ...fields, message },
-      `${colors.yellow('warning:')} ${escapeForTerminal(message)}`,
-    );
+    if (this.options.quiet) return; // before loading colours for nothing
+    const { yellow } = await this.stderrColors();
+    this.say('warning', message, fields, `${yellow('warning:')} ${escapeForTerminal(message)}`);
   }
 
-  /** A dim aside about what is shown; --quiet silences it. */
+  /** A dim aside about what is shown. */
   async hint(message: string, fields: NoticeFields = {}): Promise<void> {
     if (this.options.quiet) return;
-    const colors = await this.stderrColors();
-    this.stderr.write(
-      'hint',
-      { code: 'hint', ...fields, message },
-      colors.dim(escapeForTerminal(message)),
-    );
+    const { dim } = await this.stderrColors();
+    this.say('hint', message, fields, dim(escapeForTerminal(message)));
   }
 
-  /** What a run that handled many things did, counted; --quiet silences it. */
+  /** What a run that handled many things did, counted. */
   summary(message: string, fields: NoticeFields = {}): void {
-    if (!this.options.quiet) this.stderr.write('summary', { code: 'summary', ...fields, message });
+    this.say('summary', message, fields);
+  }
+
+  private say(kind: NoticeKind, message: string, fields: NoticeFields, text?: string): void {
+    if (!this.options.quiet) this.stderr.write(kind, { code: kind, ...fields, message }, text);
   }
 }
