@@ -106,14 +106,17 @@ const [BACKSLASH, SLASH, EQUALS, PERCENT] = [0x5c, 0x2f, 0x3d, 0x25];
 const BASE64 = 1;
 const LIST = 2;
 const SEPARATOR = 4;
+/** A line break, which wrapped base64 has between its lines. */
+const WRAP = 8;
 // All of them ASCII; the table covers every UTF-16 code so that a look needs no bounds check.
 const KIND = new Uint8Array(0x10000);
 for (let code = 0; code < 0x80; code++) {
   const char = String.fromCharCode(code);
   KIND[code] =
     (/[\w+/\\%-]/.test(char) ? BASE64 : 0) |
-    (/[0-9a-fx,:; \t-]/i.test(char) ? LIST : 0) |
-    (/[,:; \t-]/.test(char) ? SEPARATOR : 0);
+    (/[0-9a-fx,:; \t\r\n-]/i.test(char) ? LIST : 0) |
+    (/[,:; \t\r\n-]/.test(char) ? SEPARATOR : 0) |
+    (/[\r\n]/.test(char) ? WRAP : 0);
 }
 /**
  * Hex bytes with one separator throughout (`73:6b`, `0x73, 0x6b`), or decimal ones. Each hex
@@ -121,7 +124,7 @@ for (let code = 0; code < 0x80; code++) {
  * taken for more of it.
  */
 const HEX_LIST =
-  /(?:0x)?[0-9a-f]{2}([\s,:;-]{1,2})(?:0x)?[0-9a-f]{2}(?:\1(?:0x)?[0-9a-f]{2}(?![0-9a-z]))+/giy;
+  /(?:0x)?[0-9a-f]{2}([\s,:;-]{1,2}\s*)(?:0x)?[0-9a-f]{2}(?:\1(?:0x)?[0-9a-f]{2}(?![0-9a-z]))+/giy;
 const DECIMAL_LIST = /-?\d{1,3}(?:\s*[,;]\s*-?\d{1,3}|\s+-?\d{1,3})+/y;
 /** Decoded text looked into again: a secret's shortest form is this long. */
 const PRINTABLE_RUN = /[\x20-\x7e\t\r\n]{8,}/g;
@@ -282,9 +285,11 @@ function runOf(
 function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] {
   const runs: EncodedRun[] = [];
   const shortest = Math.ceil((bytes * 4) / 3);
-  for (let from = 0, found; (found = runOf(text, BASE64, shortest, from));) {
+  for (let from = 0, found; (found = runOf(text, BASE64 | WRAP, shortest, from));) {
     let start = found[0];
     let line = 0;
+    // The width of a wrapped run's lines, set at its first line break (see wrapsOnto).
+    const wrap = { width: 0, last: false };
     let i = start;
     for (; ; i++) {
       const code = text.charCodeAt(i);
@@ -294,18 +299,11 @@ function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] 
       }
       if (code === BACKSLASH && text.charCodeAt(i + 1) === SLASH) {
         i++;
-        line += 2;
+        line++;
         continue;
       }
-      if (code === PERCENT && /^%2[bf]/i.test(text.slice(i, i + 3))) {
-        i += 2;
-        line += 3;
-        continue;
-      }
-      // A line of 40 or more goes on after its line break: MIME and PEM wrap at 76 and 64.
-      const eol = line >= 40 ? lineBreakAt(text, i) : 0;
-      const next = text.charCodeAt(i + eol);
-      if (eol && next !== BACKSLASH && KIND[next]! & BASE64) {
+      const eol = lineBreakAt(text, i);
+      if (eol && wrapsOnto(text, i + eol, line, wrap)) {
         i += eol - 1;
         line = 0;
         continue;
@@ -314,22 +312,75 @@ function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] 
       while (stop < i + 2 && text.charCodeAt(stop) === EQUALS) stop++;
       const run = stop - start >= shortest && decodedRun(text, start, stop, bytes, ascii);
       if (run) runs.push(run);
-      if ((code !== BACKSLASH && code !== PERCENT) || i >= found[1]) break;
-      // Any other escape (`\t`, `\u…`, `%3D`, a short line's `\n`) ends a run; the next
-      // starts after its first two characters.
-      start = i + 2;
+      if (i >= found[1] || !(KIND[code]! & (BASE64 | WRAP))) break;
+      // Any other escape (`\t`, `\u…`, `%3D`) or a line break that does not go on ends a run;
+      // the next starts after it (an escape's first two characters).
+      const skip = code === BACKSLASH || code === PERCENT ? 2 : 1;
+      start = i + skip;
       line = 0;
-      i++;
+      wrap.width = 0;
+      wrap.last = false;
+      i += skip - 1;
     }
     from = Math.max(i + 1, found[1]);
   }
-  runs.push(...byteLists(text, bytes));
+  // A list may have a byte a line (a JSON array pretty-printed), its line breaks JSON-escaped
+  // where it is inside a string: they are spaces between its bytes, as many as they are
+  // characters so that a list's span stays the same. (Real ones are separators as they are.)
+  const spaced =
+    text.includes('\\') && ESCAPED_BREAK.test(text) ? text.replace(ESCAPED_BREAKS, spaces) : text;
+  runs.push(...byteLists(spaced, bytes));
   return runs;
 }
 
-/** The length of the line break at `at`: CRLF, LF, or either JSON-escaped; 0 for none. */
+const ESCAPED_BREAK = /\\+[rnt]/;
+const ESCAPED_BREAKS = new RegExp(ESCAPED_BREAK.source, 'g');
+const spaces = (text: string) => ' '.repeat(text.length);
+
+/**
+ * Whether a run of base64 goes on at `at`, after a line break that ends a line of `line`
+ * characters of it: wrapped base64 is lines of one width, the last one no longer. MIME and PEM
+ * wrap at 76 and 64; other encoders at any width. So a line of 40 or more goes on to whatever
+ * line of base64 follows; a shorter one to a line of base64 alone (up to a line break or the
+ * end of the run) no longer than the width: the longer of the run's first two lines (the first
+ * may start after other text, "auth: c2tf…"). A line shorter than the width is the last.
+ * Joining lines that were not one run costs nothing but a larger span redacted where they
+ * hold a secret; leaving one out shows the rest of the secret.
+ */
+function wrapsOnto(
+  text: string,
+  at: number,
+  line: number,
+  wrap: { width: number; last: boolean },
+): boolean {
+  if (wrap.last) return false;
+  let next = 0;
+  let end = at;
+  for (; ; end++) {
+    const code = text.charCodeAt(end);
+    if (code === BACKSLASH && text.charCodeAt(end + 1) === SLASH) end++;
+    else if (code === BACKSLASH || !(KIND[code]! & BASE64)) break;
+    next++;
+  }
+  for (let pad = 0; pad < 2 && text.charCodeAt(end) === EQUALS; pad++) end++;
+  if (!next) return false;
+  if (line >= 40) return true;
+  if (line < 4) return false;
+  const more = lineBreakAt(text, end) > 0 && text.charCodeAt(end - 1) !== EQUALS;
+  if (!wrap.width) wrap.width = Math.max(line, next);
+  if (next > wrap.width) return false;
+  wrap.last = next < wrap.width || !more;
+  return true;
+}
+
+/**
+ * The length of the line break at `at`: CRLF, LF, or either JSON-escaped, once or more (a JSON
+ * text inside a JSON string); 0 for none.
+ */
 function lineBreakAt(text: string, at: number): number {
-  const match = /^(?:\r?\n|(?:\\r)?\\n)/.exec(text.slice(at, at + 4));
+  const code = text.charCodeAt(at);
+  if (code !== 0x0d && code !== 0x0a && code !== BACKSLASH) return 0;
+  const match = /^(?:\r?\n|(?:\\+r)?\\+n)/.exec(text.slice(at, at + 12));
   return match ? match[0].length : 0;
 }
 

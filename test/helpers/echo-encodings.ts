@@ -5,7 +5,7 @@
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
 
-/** `text` wrapped every `width` columns, as MIME (76) and PEM (64) wrap base64. */
+/** `text` wrapped every `width` columns, as MIME (76), PEM (64) and other encoders wrap base64. */
 function wrap(text: string, width: number, eol: string): string {
   return (text.match(new RegExp(`.{1,${width}}`, 'g')) ?? []).join(eol);
 }
@@ -52,6 +52,24 @@ export const GATEWAY_ENCODINGS: Array<[string, Encode]> = [
     (h) =>
       `-----BEGIN ECHO-----\n${wrap(utf8(body(h, 30)).toString('base64'), 64, '\n')}\n-----END ECHO-----`,
   ],
+  ['base64, 20 columns, CRLF', (h) => wrap(utf8(body(h)).toString('base64'), 20, '\r\n')],
+  ['base64, 33 columns, LF', (h) => wrap(utf8(body(h)).toString('base64'), 33, '\n')],
+  ['base64, 8 columns, LF', (h) => wrap(utf8(body(h)).toString('base64'), 8, '\n')],
+  [
+    'base64, 20 columns, JSON-escaped CRLF',
+    (h) => JSON.stringify(wrap(utf8(body(h)).toString('base64'), 20, '\r\n')),
+  ],
+  [
+    'base64, 20 columns, JSON-escaped CRLF, inside a JSON string',
+    (h) => JSON.stringify(JSON.stringify(wrap(utf8(body(h)).toString('base64'), 20, '\r\n'))),
+  ],
+  [
+    'base64, 24 columns, its first line after a label',
+    (h) => {
+      const base64 = utf8(body(h)).toString('base64');
+      return `auth: ${base64.slice(0, 18)}\n${wrap(base64.slice(18), 24, '\n')}`;
+    },
+  ],
   ['base64 of base64', (h) => utf8(utf8(h).toString('base64')).toString('base64')],
   [
     'base64url of base64, after 1 byte',
@@ -77,6 +95,13 @@ export const GATEWAY_ENCODINGS: Array<[string, Encode]> = [
   ['decimal bytes [66,101,...]', (h) => `[${[...utf8(h)].join(',')}]`],
   ['decimal bytes [66, 101, ...]', (h) => `[${[...utf8(h)].join(', ')}]`],
   ['decimal bytes 66 101 ...', (h) => [...utf8(h)].join(' ')],
+  ['decimal bytes pretty-printed, a byte a line', (h) => JSON.stringify([...utf8(h)], null, 2)],
+  [
+    'decimal bytes pretty-printed, inside a JSON string',
+    (h) => JSON.stringify(JSON.stringify([...utf8(h)], null, 2)),
+  ],
+  ['decimal bytes a line each, CRLF', (h) => [...utf8(h)].join('\r\n')],
+  ['hex bytes 0x42,\\n  0x65,...', (h) => `[\n  ${hexBytes(h, (x) => `0x${x}`, ',\n  ')}\n]`],
   ['hex bytes 42:65:...', (h) => hexBytes(h, (x) => x, ':')],
   ['hex bytes 42 65 ...', (h) => hexBytes(h, (x) => x, ' ')],
   ['hex bytes 0x42,0x65,...', (h) => hexBytes(h, (x) => `0x${x}`, ',')],
