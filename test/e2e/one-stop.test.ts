@@ -15,17 +15,21 @@ const TRIALS = Number(process.env.ONE_STOP_TRIALS ?? 3);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A known, ample limit: pets may send 8 at once and take claims ahead, and a 429 is
+ * unexplained by the quota.
+ */
+const limits = () => ({
+  'x-ratelimit-limit': '100000',
+  'x-ratelimit-remaining': '99999',
+  'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 60),
+});
+
 /** A server that creates the first `okCount` records, then refuses every create with `status`. */
 async function refusingAfter(okCount: number, status: 429 | 403): Promise<FaultServer> {
   const server = await startFaultServer();
   onTestFinished(() => server.close());
   let posts = 0;
-  // A known, ample limit: pets may send 8 at once, and a 429 is unexplained by the quota.
-  const limits = () => ({
-    'x-ratelimit-limit': '100000',
-    'x-ratelimit-remaining': '99999',
-    'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 60),
-  });
   server.handle((req, res) => {
     if (req.method !== 'POST') return sendJson(res, 200, '[]', limits());
     posts++;
@@ -136,11 +140,11 @@ describe.skipIf(redisMissing)('a rate store lost mid-batch: the count is the ser
       let posts = 0;
       // Each create takes 150 ms, as a slow server's: requests are on the wire as the store goes.
       server.handle((req, res) => {
-        if (req.method !== 'POST') return sendJson(res, 200, '[]');
+        if (req.method !== 'POST') return sendJson(res, 200, '[]', limits());
         posts++;
         const pet = JSON.parse(req.body) as { name: string; categoryId: number };
         const id = 1000 + posts;
-        setTimeout(() => sendJson(res, 201, JSON.stringify({ id, ...pet })), 150);
+        setTimeout(() => sendJson(res, 201, JSON.stringify({ id, ...pet }), limits()), 150);
       });
       const env = apiEnv(
         { baseUrl: server.baseUrl, key: 'sk_test_onestop_0123456789' },
