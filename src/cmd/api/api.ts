@@ -332,22 +332,24 @@ async function printAnswer(
 ): Promise<void> {
   const tty = session.deps.io.stdoutIsTTY;
   // Before the terminal escape, which would show an invisible character between two of the
-  // key's as text of its own.
+  // key's as text of its own; and before anything reformats the server's words (a terminal's
+  // pretty-printing, a --jq filter), after which the key need not be in any form redaction
+  // knows: a filter can reverse it.
   const redact = (text: string) => session.secrets.add(apiKey).redact(text);
-  const shown = (text: string) => (tty ? escapeForTerminal(redact(text)) : redact(text));
+  const shown = (text: string) => (tty ? escapeForTerminal(text) : text);
   const { response } = result;
   if (include) {
     const { STATUS_CODES } = await import('node:http');
     const lines = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status] ?? ''}`.trimEnd()];
     for (const [name, value] of Object.entries(response.headers)) {
       for (const one of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
-        lines.push(shown(`${name}: ${one}`));
+        lines.push(shown(redact(`${name}: ${one}`)));
       }
     }
     session.terminal.print(`${lines.join('\r\n')}\r\n\r\n`);
   }
-  const text = response.text;
-  if (text === '') return;
+  if (response.text === '') return;
+  const text = redact(response.text);
   // --jq filters an answer that succeeded; a failure's words are in the error's detail.
   if (session.globals.jq !== undefined) {
     if (response.status >= 200 && response.status <= 299) await session.terminal.printAnswer(text);
@@ -356,10 +358,10 @@ async function printAnswer(
   const type = headerValue(response.headers, 'content-type') ?? '';
   if (tty && /^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     try {
-      session.terminal.print(`${redact(stringifyJson(parseJson(text), 2))}\n`);
+      session.terminal.print(`${stringifyJson(parseJson(text), 2)}\n`);
       return;
     } catch {
-      // Not JSON after all: shown as text below.
+      // Not JSON after all (or no longer, where a key was taken out): shown as text below.
     }
   }
   const body = shown(text);

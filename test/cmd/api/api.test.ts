@@ -278,6 +278,33 @@ describe('pets api against a scripted server', () => {
     }
   });
 
+  it('takes the key out of the answer before a --jq filter or a terminal reformats it', async () => {
+    // The header's bytes, as a server that serialises a byte array sends them.
+    fault.handle((req, res) =>
+      sendJson(
+        res,
+        200,
+        JSON.stringify({ echo: [...Buffer.from(String(req.headers.authorization))] }),
+      ),
+    );
+    // A filter can compute anything from the key, such as the key reversed, which no
+    // redaction after it would know: the filter gets the answer without the key.
+    const reversed = [...KEY].reverse().join('');
+    const filtered = await pets(
+      '--jq',
+      '.echo | implode | explode | reverse | implode',
+      'api',
+      '/x',
+    );
+    expect(filtered.stdout + filtered.stderr).not.toContain(reversed);
+    // What is left is no longer JSON: the filter fails, with nothing printed.
+    expect(filtered.stdout).toBe('');
+    expect(filtered.stderr).toContain('parse error');
+    const tty = await runMain(['api', '/x'], env, { stdoutIsTTY: true }, clock);
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toBe('{"echo":[***]}\n');
+  });
+
   it('prints other types raw, escaped on a terminal', async () => {
     fault.handle((_req, res) =>
       res.writeHead(200, { 'content-type': 'text/plain' }).end('a\u001b[31mb'),
