@@ -10,6 +10,12 @@ function isLoopback(hostname: string): boolean {
   return LOOPBACK_NAMES.has(hostname) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
+/** Whether `baseUrl` is plain http to this machine, as a sandbox's address is. */
+export function isLocalHttp(baseUrl: string): boolean {
+  const url = URL.parse(baseUrl);
+  return url?.protocol === 'http:' && isLoopback(url.hostname);
+}
+
 /**
  * Checks a base URL: https anywhere, plain http only to this machine, since the key travels in
  * every request. Returns it without a trailing slash.

@@ -119,4 +119,29 @@ describe('pets sandbox and the profile it saves', () => {
     expect(impostor.requests[0]!.url).toMatch(/^\/\.pets-sandbox\?nonce=[0-9a-f]{32}$/);
     expect(impostor.requests[0]!.headers.authorization).toBeUndefined();
   });
+
+  it.each([
+    ['production', 'https://api.example.com/v1', {}],
+    ['team', 'https://api.example.com/v1', {}],
+    ['local', 'http://127.0.0.1:9/v1', { protected: true }],
+  ])(
+    "never re-points %s (%s), some server's profile: saved as NAME-2, and nothing sent there",
+    async (name, baseUrl, extra) => {
+      const dir = tempConfigDir();
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const kept = { baseUrl, apiKey: 'team_key_abcdef123456', ...extra };
+      const config = { profiles: { [name]: kept } };
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(config), { mode: 0o600 });
+      const run = startSandbox(dir, ['--save-profile', name]);
+      const { stderr } = await run.started;
+      expect(stderr).toContain(
+        `Profile "${name}" points at ${baseUrl}, not at a sandbox, so this one is saved as ` +
+          `profile "${name}-2".`,
+      );
+      expect(profiles(dir)[name]).toEqual(kept);
+      expect(profiles(dir)[`${name}-2`]).toMatchObject({
+        baseUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/),
+      });
+    },
+  );
 });

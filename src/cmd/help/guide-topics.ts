@@ -6,7 +6,8 @@ export const CONFIG_TOPIC = `Configuration: profiles, keys, the config folder, H
 
   A profile is a base URL and a key. production and staging always exist and start
   empty; pets sandbox saves a profile "sandbox" ("sandbox-2", … while another sandbox
-  still running holds it); make others with pets profile set <name>.
+  still running holds it, or a server's profile has the name); make others with
+  pets profile set <name>.
 
   pets auth login                 at a terminal: asks for the base URL if the profile has
                                   none, names the profile and host, asks for the key

@@ -168,7 +168,7 @@ export const sandboxCommand: CommandModule = {
       .option('--key <key>', 'the API key to accept (default: a new random key)')
       .option(
         '--save-profile <name>',
-        'save the base URL and key as this profile (name-2, … while another sandbox uses it)',
+        'save the base URL and key as this profile (name-2, … while another sandbox or a server uses it)',
         'sandbox',
       )
       .option('--no-save-profile', 'do not save a profile')
