@@ -281,7 +281,12 @@ async function runOnTerminal(
     () => 'shown' as const,
     () => 'ended' as const,
   );
-  if ((await Promise.race([ended, shown])) === 'shown') term.type(KEYS.ctrlC);
+  // A run that shows `until` as its last words (a dry run's "sent") is about to end: a Ctrl-C
+  // typed at once would race its exit and make it 130. It gets 3 s to end of itself.
+  if ((await Promise.race([ended, shown])) === 'shown') {
+    const settled = await Promise.race([ended, new Promise((wait) => setTimeout(wait, 3_000))]);
+    if (settled !== 'ended') term.type(KEYS.ctrlC);
+  }
   const code = (await term.exited) ?? -1;
   return { code, stdout: term.screen(), stderr: '', raw: term.raw() };
 }
