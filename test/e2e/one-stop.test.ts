@@ -129,6 +129,59 @@ describe('a refusal mid-batch: the counts are the server', () => {
   }
 });
 
+describe('get of many ids, refused mid-way: each line says what became of its id', () => {
+  it('a 429 after 3 answers: ids sent and refused are not "not fetched", and the count is the server\'s', async () => {
+    const seen: string[] = [];
+    for (let trial = 0; trial < TRIALS; trial++) {
+      const server = await startFaultServer();
+      onTestFinished(() => server.close());
+      server.handle((req, res) => {
+        if (server.requests.length <= 3) {
+          const id = Number(/\/pets\/(\d+)/.exec(req.url)?.[1]);
+          return sendJson(res, 200, JSON.stringify({ id, name: 'a', categoryId: 1 }), limits());
+        }
+        sendJson(res, 429, '{"code":"rate","message":"slow down","status":429}', {
+          ...limits(),
+          'x-ratelimit-remaining': '0',
+          'retry-after': '1',
+        });
+      });
+      const env = apiEnv(
+        { baseUrl: server.baseUrl, key: 'sk_test_onestop_0123456789' },
+        { PETS_PROFILE: 'staging' },
+      );
+      const ids = Array.from({ length: 20 }, (_, i) => String(i + 1));
+      const run = await runBinary(['--debug', 'get', ...ids, '--json', '--max-wait', '5'], env);
+      expect(run.code, run.stderr).toBe(5);
+      const lines = run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { pet?: unknown; error?: { code: string } });
+      expect(lines).toHaveLength(20);
+      const notFetched = lines.filter((line) => line.error?.code === 'not_sent').length;
+      const answered = lines.length - notFetched;
+      // Under --json, each trace line is a JSON object on stderr.
+      const trace = run.stderr
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { trace?: { message: string } }).trace?.message ?? '');
+      const traced = trace.filter((line) => line.startsWith('> GET'));
+      const stopAt = trace.findIndex((line) => /^429 rate: /.test(line));
+      expect(stopAt, run.stderr).toBeGreaterThanOrEqual(0);
+      const tracedAfter = trace.slice(stopAt + 1).filter((line) => line.startsWith('> GET')).length;
+      expect(answered, run.stdout).toBe(server.requests.length);
+      expect(traced).toHaveLength(server.requests.length);
+      expect(tracedAfter, run.stderr).toBe(0);
+      const said = /pets stopped after sending (\d+) requests?/.exec(run.stderr);
+      expect(Number(said?.[1]), run.stderr).toBe(server.requests.length);
+      seen.push(`${server.requests.length}/${answered}/${tracedAfter}`);
+    }
+    console.log(
+      `get 20, 429 after 3: server/answered lines/after-stop per trial: ${seen.join(' ')}`,
+    );
+  }, 60_000);
+});
+
 describe.skipIf(redisMissing)('a rate store lost mid-batch: the count is the server', () => {
   it('nothing leaves after "is lost", and "stopped after sending N" is what arrived', async () => {
     const seen: string[] = [];

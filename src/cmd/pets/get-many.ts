@@ -13,7 +13,8 @@ export interface IdInput {
 
 /** What became of one requested id, in input order. */
 export type GetOutcome =
-  { line: number; id: bigint; pet: Pet } | { line: number; id?: bigint; error: ErrorJson };
+  | { line: number; id: bigint; pet: Pet }
+  | { line: number; id?: bigint; error: ErrorJson; refused?: true };
 
 export interface GetResult {
   found: number;
@@ -21,6 +22,8 @@ export interface GetResult {
   invalid: number;
   /** Ids the run stopped before fetching. */
   notSent: number;
+  /** Ids sent and refused by the answer the run stopped on (401, 403, a 429 or 503 storm). */
+  refused: number;
   /** The server's Deprecation/Sunset headers, from the first answer that carried them. */
   deprecation: DeprecationHeaders;
   /** Why the run ended before the input did (auth, rate limit, network). */
@@ -37,7 +40,14 @@ export async function getPets(
   options: { concurrency: number },
   deps: { api: PetsApi; signal?: AbortSignal; report(outcome: GetOutcome): void },
 ): Promise<GetResult> {
-  const result: GetResult = { found: 0, missing: 0, invalid: 0, notSent: 0, deprecation: {} };
+  const result: GetResult = {
+    found: 0,
+    missing: 0,
+    invalid: 0,
+    notSent: 0,
+    refused: 0,
+    deprecation: {},
+  };
   const end = await runBatch<IdInput, GetOutcome>({
     items: ids,
     concurrency: options.concurrency,
@@ -55,17 +65,30 @@ export async function getPets(
           },
         };
       }
+      // Whether its request left: one refused, then stopped, was sent, not "not fetched".
+      let left = false;
       try {
-        const fetched = await deps.api.getPet(id, { signal: deps.signal, halted });
+        const fetched = await deps.api.getPet(id, {
+          signal: deps.signal,
+          halted,
+          left: () => (left = true),
+        });
         if (Object.keys(result.deprecation).length === 0) result.deprecation = fetched.deprecation;
         return { result: { line, id, pet: fetched.pet } };
       } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error;
-        return { result: { line, id, error: errorJson(error) } };
+        if (error instanceof NotFoundError)
+          return { result: { line, id, error: errorJson(error) } };
+        if (!left || !(error instanceof PetsError)) throw error;
+        const refusal = {
+          ...errorJson(error),
+          message: `line ${line}: sent, and refused${error.status === undefined ? '' : ` (${error.status})`}; the run stopped before sending it again`,
+        };
+        return { result: { line, id, error: refusal, refused: true }, stop: error };
       }
     },
     emit(_input, outcome) {
       if ('pet' in outcome) result.found++;
+      else if (outcome.refused) result.refused++;
       else if (outcome.error.code === 'not_sent') result.notSent++;
       else if (outcome.id === undefined) result.invalid++;
       else result.missing++;

@@ -83,7 +83,8 @@ async function getMany(
       session.terminal.printJsonText(renderBatchLine(outcome));
     } else if ('pet' in outcome) {
       pets.push(outcome.pet);
-    } else if (outcome.error.code !== 'not_sent') {
+    } else if (outcome.error.code !== 'not_sent' && !('refused' in outcome)) {
+      // Not fetched, or refused by the answer the run stopped on: its error says it once.
       const { code, message } = outcome.error;
       session.terminal.stderr.write(
         'error',
