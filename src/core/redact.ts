@@ -1,5 +1,8 @@
-// Shorter secrets are not looked for: such text also occurs by chance, and pets refuses keys
-// this short (config/key-check.ts).
+/**
+ * Shorter secrets are looked for only where a URL holds them as its password (`//user:pw@`):
+ * elsewhere such text also occurs by chance ("pw" in other words). pets refuses keys this short
+ * (config/key-check.ts), but a store's or a proxy's password is the user's choice.
+ */
 const SHORTEST_SECRET = 8;
 
 /**
@@ -9,24 +12,10 @@ const SHORTEST_SECRET = 8;
  */
 export class Secrets implements Iterable<string> {
   private readonly values = new Set<string>();
-  /** Passwords of URLs too short to look for alone, found where a URL holds them. */
-  private readonly inUrls = new Set<string>();
 
-  /** Adds a secret; undefined, empty and too short values are ignored (see `redact`). */
+  /** Adds a secret; undefined and empty values are ignored, short ones kept for URLs. */
   add(secret: string | undefined): this {
     if (secret) this.values.add(secret);
-    return this;
-  }
-
-  /**
-   * Adds the password of a URL (a rate store's). One too short to look for everywhere is
-   * still taken out of every URL that holds it, as itself or percent-encoded: a store's
-   * password is the user's choice, and pets does not refuse short ones as it does keys.
-   */
-  addUrlPassword(password: string | undefined): this {
-    if (!password) return this;
-    if (password.length >= SHORTEST_SECRET) return this.add(password);
-    this.inUrls.add(password);
     return this;
   }
 
@@ -40,8 +29,7 @@ export class Secrets implements Iterable<string> {
 
   /** `text` with every secret, in any encoding `redact` knows, replaced by ***. */
   redact(text: string): string {
-    const redacted = this.values.size ? redact(text, this.values) : text;
-    return this.inUrls.size ? redactUrlPasswords(redacted, this.inUrls) : redacted;
+    return this.values.size ? redact(text, this.values) : text;
   }
 }
 
@@ -62,17 +50,6 @@ const SHOWN_PREFIX = 12;
 
 /** Encodings of bytes inside each other that are looked into: base64 of base64, say. */
 const MOST_DECODINGS = 2;
-
-/** `text` with each of `passwords` taken out of the user part of every URL (`//user:pw@`). */
-function redactUrlPasswords(text: string, passwords: Iterable<string>): string {
-  let result = text;
-  for (const password of passwords) {
-    const forms = new Set([password, encodeURIComponent(password)].map(escapeRegExp));
-    const pattern = new RegExp(`(//[^\\s/?#@:]*:)(?:${[...forms].join('|')})@`, 'gi');
-    result = result.replace(pattern, '$1***@');
-  }
-  return result;
-}
 
 /**
  * Characters that print as nothing and terminal colour codes, which a server or a terminal
@@ -150,6 +127,12 @@ interface Forms {
   bytes: number;
   /** Whether they are ASCII, as keys are (config/key-check.ts). */
   ascii: boolean;
+  /**
+   * Whether the secret is shorter than SHORTEST_SECRET, and so looked for only as a URL's
+   * password: `pattern` matches the URL's user part too, the password being its one group,
+   * and encoded bytes are not decoded to look for it.
+   */
+  inUrlsOnly: boolean;
 }
 
 /** Every per-character form but the character itself holds one of these. */
@@ -170,6 +153,8 @@ const compiled = new Map<string, Forms>();
  *   encoded run is replaced;
  * - any of these with zero-width characters, colour codes or soft line breaks between its
  *   characters.
+ * A secret shorter than SHORTEST_SECRET is taken out only where a URL holds it as its password,
+ * in any of the per-character forms.
  * Every line that can carry server text goes through here: top-level errors, the client's
  * error messages and bodies (before the journal or state see them), the --debug trace, and all
  * of a run's stdout and stderr.
@@ -178,9 +163,11 @@ export function redact(text: string, secrets: Iterable<string>): string {
   let result = text;
   const forms: Forms[] = [];
   for (const secret of secrets) {
-    if (secret.length < SHORTEST_SECRET) continue;
-    if (result.includes(secret)) result = result.split(secret).join('***');
-    forms.push(formsOf(secret));
+    const secretForms = formsOf(secret);
+    if (!secretForms.inUrlsOnly && result.includes(secret)) {
+      result = result.split(secret).join('***');
+    }
+    forms.push(secretForms);
   }
   if (!forms.length) return result;
   const spans = leaks(result, forms, 0);
@@ -213,12 +200,14 @@ function leaks(text: string, forms: Forms[], depth: number): Array<[number, numb
     // exec, not matchAll: a clone of the pattern would be compiled again on every write.
     form.pattern.lastIndex = 0;
     for (let match; (match = form.pattern.exec(visible));) {
-      found(match.index, match.index + match[0].length);
+      const [start, stop] = match.indices?.[1] ?? [match.index, match.index + match[0].length];
+      found(start, stop);
     }
   }
-  if (depth < MOST_DECODINGS) {
-    const bytes = Math.min(...forms.map((form) => form.bytes));
-    const ascii = forms.every((form) => form.ascii);
+  const decoded = forms.filter((form) => !form.inUrlsOnly);
+  if (depth < MOST_DECODINGS && decoded.length) {
+    const bytes = Math.min(...decoded.map((form) => form.bytes));
+    const ascii = decoded.every((form) => form.ascii);
     for (const run of encodedRuns(visible, bytes, ascii)) {
       if (run.decoded.some((bytes) => holds(bytes, forms, depth + 1))) found(run.start, run.stop);
     }
@@ -474,6 +463,20 @@ function formsOf(secret: string): Forms {
   let forms = compiled.get(secret);
   if (forms) return forms;
   const chars = [...secret];
+  if (secret.length < SHORTEST_SECRET) {
+    // From the start of the authority (`//`, also `\/\/` in JSON) to the password's `@`.
+    const password = chars.map(anyEncoding).join('');
+    forms = {
+      pattern: new RegExp(`/[^\\s/?#@:]*:(${password})@`, 'gid'),
+      plain: secret.toLowerCase(),
+      decoded: [],
+      bytes: Buffer.byteLength(secret),
+      ascii: true,
+      inUrlsOnly: true,
+    };
+    compiled.set(secret, forms);
+    return forms;
+  }
   const shown = Math.min(chars.length, SHOWN_PREFIX);
   // The characters after the first ones, each only after the one before it.
   // The whole secret first: its characters' forms are tried in turn until all match. A start
@@ -494,6 +497,7 @@ function formsOf(secret: string): Forms {
     ].map((form) => form.toLowerCase()),
     bytes: Buffer.byteLength(start),
     ascii: Buffer.byteLength(start) === start.length,
+    inUrlsOnly: false,
   };
   compiled.set(secret, forms);
   return forms;

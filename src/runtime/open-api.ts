@@ -43,7 +43,7 @@ export class ApiOpener {
   ) {}
 
   async open(target: ApiTarget, settings: HttpSettings): Promise<KeyApi> {
-    this.secrets.add(target.apiKey).addUrlPassword(target.rateStore?.password);
+    this.secrets.add(target.apiKey).add(target.rateStore?.password);
     const name = stateName(normalizedOrigin(target.baseUrl), keyFingerprint(target.apiKey));
     let opened = this.gates.get(name);
     if (opened && !sameSettings(opened.settings, settings)) {

@@ -83,9 +83,7 @@ export function createDeps({
 }: WiringOptions): Deps {
   let config: ConfigStore | undefined;
   let opener: ApiOpener | undefined;
-  const secrets = new Secrets()
-    .add(env.PETS_API_KEY)
-    .addUrlPassword(urlPassword(env.PETS_RATE_STORE));
+  const secrets = new Secrets().add(env.PETS_API_KEY).add(urlPassword(env.PETS_RATE_STORE));
 
   return {
     io,

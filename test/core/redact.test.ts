@@ -207,9 +207,9 @@ describe('redact, in the encodings gateways echo whole', () => {
   });
 });
 
-describe('a rate store password too short to look for alone', () => {
+describe('a password too short to look for alone', () => {
   it('is taken out of every URL that holds it, as itself or percent-encoded', () => {
-    const secrets = new Secrets().addUrlPassword('pw').addUrlPassword('a/b');
+    const secrets = new Secrets().add('pw').add('a/b');
     expect(secrets.redact('redis://:pw@10.0.0.2:6379/1 and rediss://ci:PW@h:1')).toBe(
       'redis://:***@10.0.0.2:6379/1 and rediss://ci:***@h:1',
     );
@@ -218,8 +218,18 @@ describe('a rate store password too short to look for alone', () => {
     expect(secrets.redact('a pw reset; redis://h:6379')).toBe('a pw reset; redis://h:6379');
   });
 
+  it('is one of the secrets redact takes, in the forms it knows for any character', () => {
+    // As the client and the error report redact, with the secrets as a list.
+    expect(redact('{"url":"redis:\\/\\/:p&#119;@h:6379"}', ['pw'])).toBe(
+      '{"url":"redis:\\/\\/:***@h:6379"}',
+    );
+    expect(redact('proxy http://u:%70%77@h:3128 and pw', ['pw', CANARY])).toBe(
+      'proxy http://u:***@h:3128 and pw',
+    );
+  });
+
   it('is looked for everywhere once it is long enough', () => {
-    const secrets = new Secrets().addUrlPassword('long-enough-pw');
+    const secrets = new Secrets().add('long-enough-pw');
     expect(secrets.redact('said long-enough-pw')).toBe('said ***');
   });
 });

@@ -70,7 +70,7 @@ export class Session {
     const { resolveTarget } = await import('../../config/resolve-target.js');
     const store = await this.config();
     const target = resolveTarget(store.read(), this.globals.profile, this.deps.env);
-    this.secrets.add(target.apiKey).addUrlPassword(target.rateStore?.password);
+    this.secrets.add(target.apiKey).add(target.rateStore?.password);
     this.resolvedTarget = target;
     return target;
   }
