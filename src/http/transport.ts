@@ -183,25 +183,6 @@ function certificateProblem(code: string, url: string): string | undefined {
   return undefined;
 }
 
-/**
- * A certificate error is final: trying again meets the same certificate. The handshake failed
- * before the request was written, so nothing reached the server.
- */
-function certificateError(req: HttpRequest, error: unknown, code: string, problem: string) {
-  return new NetworkError(
-    'certificate_untrusted',
-    `${req.method} ${req.url} failed: the server's certificate is not trusted: ${problem} (${code})`,
-    {
-      hint:
-        'If the server uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem ' +
-        "(or NODE_USE_SYSTEM_CA=1, where it is in the system's store); " +
-        'otherwise check the base URL (`pets profile show`).',
-      cause: error,
-      requestMayHaveArrived: false,
-    },
-  );
-}
-
 function networkError(
   req: HttpRequest,
   error: unknown,
@@ -210,7 +191,17 @@ function networkError(
 ): NetworkError {
   const code = (error as { code?: unknown } | null)?.code;
   const problem = typeof code === 'string' ? certificateProblem(code, req.url) : undefined;
-  if (problem) return certificateError(req, error, code as string, problem);
+  if (problem) {
+    // Final: trying again meets the same certificate. The handshake failed before the request
+    // was written.
+    return neverArrived(req, error)(
+      'certificate_untrusted',
+      `the server's certificate is not trusted: ${problem} (${code as string})`,
+      'If the server uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem ' +
+        "(or NODE_USE_SYSTEM_CA=1, where it is in the system's store); " +
+        'otherwise check the base URL (`pets profile show`).',
+    );
+  }
   const reason = timedOut
     ? `no response within ${timeoutMs / 1000} s`
     : typeof code === 'string'
@@ -222,16 +213,11 @@ function networkError(
   const refused = code === 'ECONNREFUSED';
   if (!timedOut && (code === 'ENOTFOUND' || code === 'EAI_AGAIN')) {
     const host = new URL(req.url).hostname;
-    return new NetworkError(
+    return neverArrived(req, error)(
       'name_not_resolved',
-      `${req.method} ${req.url} failed: could not resolve ${host} (${code})`,
-      {
-        hint:
-          `Check the host name in the profile's base URL (\`pets profile show\`). If ${host} ` +
-          'is reachable only through a proxy, set HTTPS_PROXY (see `pets help environment`).',
-        cause: error,
-        requestMayHaveArrived: false,
-      },
+      `could not resolve ${host} (${code})`,
+      `Check the host name in the profile's base URL (\`pets profile show\`). If ${host} ` +
+        'is reachable only through a proxy, set HTTPS_PROXY (see `pets help environment`).',
     );
   }
   // What a failed create means for the pet is said by the client (api/create-outcome.ts).
@@ -273,87 +259,100 @@ function proxyError(
   { timedOut, timeoutMs, atProxy }: { timedOut: boolean; timeoutMs: number; atProxy: boolean },
 ): NetworkError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : '';
-  const named = `the proxy ${proxy.shown} (${proxy.variable})`;
-  const status =
-    /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(message)?.[1] ??
-    (/^Proxy Authentication Required \(407\)$/.test(message) ? '407' : undefined);
-  if (status) {
-    const answer = `${status} ${PROXY_ANSWERS[Number(status)] ?? ''}`.trim();
-    const host = new URL(req.url).host;
-    const authRequired = status === '407';
-    return new NetworkError(
-      authRequired ? 'proxy_auth_required' : 'proxy_refused',
-      `${req.method} ${req.url} failed: ${named} answered ${answer}`,
-      {
-        hint: authRequired
-          ? proxy.secrets.length
-            ? `The proxy refused the user and password in ${proxy.variable}: check them (special characters percent-encoded).`
-            : `The proxy wants a user and password: put them in ${proxy.variable}, as http://user:password@host:port.`
-          : `The proxy did not let the request through to ${host}: ask its administrators, or if ${new URL(req.url).hostname} is reachable directly, add it to NO_PROXY.`,
-        cause: error,
-        requestMayHaveArrived: false,
-      },
-    );
-  }
+  const named = proxyNamed(proxy);
+  const status = proxyAnswerStatus(error);
+  if (status) return proxyAnswered(req, error, proxy, status);
   if (atProxy && timedOut) {
-    return new NetworkError(
+    return neverArrived(req, error)(
       'proxy_timeout',
-      `${req.method} ${req.url} failed: ${named} did not answer within ${timeoutMs / 1000} s`,
-      {
-        hint: `Check ${proxy.variable} and that the proxy runs, or raise --timeout; hosts in NO_PROXY go around it.`,
-        cause: error,
-        requestMayHaveArrived: false,
-      },
+      `${named} did not answer within ${timeoutMs / 1000} s`,
+      `Check ${proxy.variable} and that the proxy runs, or raise --timeout; hosts in NO_PROXY go around it.`,
     );
   }
   if (code === 'UND_ERR_PRX_CONN' || (atProxy && code === 'UND_ERR_SOCKET')) {
-    return new NetworkError(
+    return neverArrived(req, error)(
       'proxy_closed',
-      `${req.method} ${req.url} failed: ${named} closed the connection without answering (${code})`,
-      {
-        hint: `Check ${proxy.variable} and the proxy's log; hosts in NO_PROXY go around it.`,
-        cause: error,
-        requestMayHaveArrived: false,
-      },
+      `${named} closed the connection without answering (${code})`,
+      `Check ${proxy.variable} and the proxy's log; hosts in NO_PROXY go around it.`,
     );
   }
+  const tls = (atProxy || code === 'UND_ERR_PRX_TLS') && proxyTlsError(req, error, proxy);
+  if (tls) return tls;
+  if (timedOut || typeof code !== 'string' || !NEVER_CONNECTED.has(code)) return undefined;
+  return neverArrived(req, error)(
+    'proxy_unreachable',
+    `could not reach ${named}: ${code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'its name does not resolve' : 'no connection'} (${code})`,
+    `Check ${proxy.variable} and that the proxy runs; hosts in NO_PROXY go around it.`,
+  );
+}
+
+/** The proxy as messages name it: its address without credentials, and where it was set. */
+function proxyNamed(proxy: Proxy): string {
+  return `the proxy ${proxy.shown} (${proxy.variable})`;
+}
+
+/**
+ * The status of an answer of the proxy's own (a refused CONNECT, or a 407 to a request in
+ * absolute form), which undici gives only inside its error's message; else undefined.
+ */
+function proxyAnswerStatus(error: unknown): string | undefined {
+  const message = error instanceof Error ? error.message : '';
+  return (
+    /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(message)?.[1] ??
+    (/^Proxy Authentication Required \(407\)$/.test(message) ? '407' : undefined)
+  );
+}
+
+/** The proxy answered instead of passing the request on: a 407 wants credentials, else policy. */
+function proxyAnswered(req: HttpRequest, error: unknown, proxy: Proxy, status: string) {
+  const answer = `${status} ${PROXY_ANSWERS[Number(status)] ?? ''}`.trim();
+  const authRequired = status === '407';
+  return neverArrived(req, error)(
+    authRequired ? 'proxy_auth_required' : 'proxy_refused',
+    `${proxyNamed(proxy)} answered ${answer}`,
+    authRequired
+      ? proxy.secrets.length
+        ? `The proxy refused the user and password in ${proxy.variable}: check them (special characters percent-encoded).`
+        : `The proxy wants a user and password: put them in ${proxy.variable}, as http://user:password@host:port.`
+      : `The proxy did not let the request through to ${new URL(req.url).host}: ask its administrators, or if ${new URL(req.url).hostname} is reachable directly, add it to NO_PROXY.`,
+  );
+}
+
+/**
+ * The TLS handshake with an https:// proxy failed: its certificate is not trusted, or it does
+ * not speak TLS at all (an http:// proxy named as https://). Undefined for any other failure.
+ */
+function proxyTlsError(req: HttpRequest, error: unknown, proxy: Proxy): NetworkError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
   // undici wraps some failed handshakes with an https:// proxy as UND_ERR_PRX_TLS; the cause
   // says why.
   const tlsCode =
     code === 'UND_ERR_PRX_TLS'
       ? ((error as { cause?: { code?: unknown } }).cause?.code ?? code)
       : code;
-  if (
-    (atProxy || code === 'UND_ERR_PRX_TLS') &&
-    proxy.shown.startsWith('https:') &&
-    typeof tlsCode === 'string'
-  ) {
-    const problem = certificateProblem(tlsCode, proxy.shown);
-    if (problem || /^ERR_SSL_|^ERR_TLS_|^EPROTO$|^UND_ERR_PRX_TLS$/.test(tlsCode)) {
-      return new NetworkError(
-        'proxy_tls_failed',
-        `${req.method} ${req.url} failed: the TLS handshake with ${named} failed: ${problem ? `its certificate is not trusted: ${problem}` : 'it does not speak TLS there'} (${tlsCode})`,
-        {
-          hint: problem
-            ? "If the proxy uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (or NODE_USE_SYSTEM_CA=1, where it is in the system's store)."
-            : `Is it an http:// proxy? Then set ${proxy.variable} to ${proxy.shown.replace(/^https:/, 'http:')}.`,
-          cause: error,
-          requestMayHaveArrived: false,
-        },
-      );
-    }
-  }
-  if (timedOut || typeof code !== 'string' || !NEVER_CONNECTED.has(code)) return undefined;
-  return new NetworkError(
-    'proxy_unreachable',
-    `${req.method} ${req.url} failed: could not reach ${named}: ${code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'its name does not resolve' : 'no connection'} (${code})`,
-    {
-      hint: `Check ${proxy.variable} and that the proxy runs; hosts in NO_PROXY go around it.`,
+  if (!proxy.shown.startsWith('https:') || typeof tlsCode !== 'string') return undefined;
+  const problem = certificateProblem(tlsCode, proxy.shown);
+  if (!problem && !/^ERR_SSL_|^ERR_TLS_|^EPROTO$|^UND_ERR_PRX_TLS$/.test(tlsCode)) return undefined;
+  return neverArrived(req, error)(
+    'proxy_tls_failed',
+    `the TLS handshake with ${proxyNamed(proxy)} failed: ${problem ? `its certificate is not trusted: ${problem}` : 'it does not speak TLS there'} (${tlsCode})`,
+    problem
+      ? "If the proxy uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (or NODE_USE_SYSTEM_CA=1, where it is in the system's store)."
+      : `Is it an http:// proxy? Then set ${proxy.variable} to ${proxy.shown.replace(/^https:/, 'http:')}.`,
+  );
+}
+
+/**
+ * A failure before a byte of the request left this machine, so it cannot have reached the
+ * server: `neverArrived(req, error)(code, what happened, what to do)`.
+ */
+function neverArrived(req: HttpRequest, error: unknown) {
+  return (code: string, what: string, hint: string): NetworkError =>
+    new NetworkError(code, `${req.method} ${req.url} failed: ${what}`, {
+      hint,
       cause: error,
       requestMayHaveArrived: false,
-    },
-  );
+    });
 }
 
 /** What to do next, for the failure that happened. */
