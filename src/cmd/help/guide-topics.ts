@@ -155,7 +155,9 @@ Many machines on one key
   together they go over the limit and the key gets banned:
 
     PETS_RATE_STORE=redis://[user:password@]host:port[/db]   (rediss:// for TLS)
-    pets profile set NAME --rate-store URL                   (per profile)
+    pets profile set NAME --rate-store URL                   (per profile; a URL with
+                                                             a password: --rate-store -,
+                                                             on stdin or asked hidden)
 
   Any Redis 5 or newer will do, reachable from every machine, with persistence
   off if you like (what it holds is relearnt from the next answers): Debian's

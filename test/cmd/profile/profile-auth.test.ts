@@ -76,9 +76,30 @@ describe('profiles', () => {
     expect((await run(['profile', 'show', 'local'])).code).toBe(2);
   });
 
+  it('refuses a rate store password on the command line, and takes it from stdin', async () => {
+    const url = 'redis://ci:s3cret-pass@10.0.0.9:6380/2';
+    const refused = await run(['profile', 'set', 'staging', '--rate-store', url]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'error: --rate-store holds a password, which the command line would leave in the shell history and the process list; nothing was saved',
+    );
+    expect(refused.stderr).toContain('--rate-store - < store-url.txt');
+    expect(refused.stderr).not.toContain('s3cret-pass');
+    const before = JSON.parse((await run(['profile', 'show', 'staging', '--json'])).stdout);
+    expect(before.rateStore).toBeNull();
+    const piped = await run(['profile', 'set', 'staging', '--rate-store', '-'], {}, `${url}\n`);
+    expect(piped.code).toBe(0);
+    expect(piped.stdout + piped.stderr).not.toContain('s3cret-pass');
+    const shown = JSON.parse((await run(['profile', 'show', 'staging', '--json'])).stdout);
+    expect(shown).toMatchObject({ rateStore: 'redis://ci@10.0.0.9:6380/2' });
+    // Without a password the URL may go on the command line, as before.
+    const plain = 'redis://10.0.0.9:6380/2';
+    expect((await run(['profile', 'set', 'staging', '--rate-store', plain])).code).toBe(0);
+  });
+
   it('shows the rate store without its password, however short, and where it came from', async () => {
     const url = 'redis://ci:pw@10.0.0.9:6380/2';
-    expect((await run(['profile', 'set', 'staging', '--rate-store', url])).code).toBe(0);
+    expect((await run(['profile', 'set', 'staging', '--rate-store', '-'], {}, url)).code).toBe(0);
     const shown = await run(['profile', 'show', 'staging']);
     expect(shown.stdout.split('\n')[1]!.split('\t').at(-1)).toBe('redis://ci@10.0.0.9:6380/2');
     const json = JSON.parse((await run(['profile', 'show', 'staging', '--json'])).stdout);
