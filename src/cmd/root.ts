@@ -15,6 +15,7 @@ import { sandboxCommand } from './sandbox/sandbox.js';
 import { parseNonNegativeSeconds, parseSeconds } from './shared/arguments.js';
 import type { CommandModule } from './shared/command.js';
 import { examples, formatHelp, PetsCommand } from './shared/help-text.js';
+import { refuseContradictions, refuseInertGlobals } from './shared/global-scope.js';
 import { checkJqBeforeActions } from './shared/json-output.js';
 import { Session, type GlobalOptions, type SessionSource } from './shared/session.js';
 
@@ -68,8 +69,11 @@ export function buildProgram(deps: Deps, state: RunState): Command {
     state.session ??= new Session(deps, program.opts<GlobalOptions>());
     return state.session;
   };
+  // A global that does not act for the command is refused first, before --jq is compiled.
+  refuseInertGlobals(program);
   checkJqBeforeActions(program, getSession);
   for (const command of COMMANDS) command.define(program, getSession);
+  refuseContradictions(program);
   program.addHelpText(
     'before',
     examples(

@@ -281,7 +281,7 @@ describe('--jq', () => {
     );
     expect(result.code).toBe(2);
     expect(stderrObjects(result).at(-1)!.error!.message).toBe(
-      '--jq filters JSON output, and `pets profile set` prints none',
+      '--jq does not apply to pets profile set, which prints no JSON; nothing was sent',
     );
   });
 

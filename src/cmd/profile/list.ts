@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { listProfiles, printProfiles, warnOverrides } from './view.js';
+import { listProfiles, printProfiles, unknownProfile, warnOverrides } from './view.js';
 import { examples } from '../shared/help-text.js';
 import type { SessionSource } from '../shared/session.js';
 
@@ -13,6 +13,9 @@ export function defineList(profile: Command, getSession: SessionSource): void {
     .action(async () => {
       const session = getSession();
       const config = await session.config();
+      // --profile acts here by choosing the profile * marks: one that does not exist marks none.
+      const named = session.globals.profile;
+      if (named !== undefined && !(named in config.read().profiles)) throw unknownProfile(named);
       const view = { config, env: session.deps.env, profileFlag: session.globals.profile };
       await printProfiles(session, listProfiles(view), false);
       await warnOverrides(session, config.read().activeProfile);

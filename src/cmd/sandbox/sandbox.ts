@@ -123,13 +123,6 @@ async function runSandbox(flags: SandboxFlags, session: Session): Promise<void> 
   // The key is saved as a profile's: one every other command would refuse is refused here.
   const problem = flags.key === undefined ? undefined : keyProblem(flags.key);
   if (problem) throw new UsageError(`--key ${problem}; the sandbox did not start`);
-  // The global --profile names the profile a command uses; the sandbox uses none, and taking
-  // it as the name to save under would re-point a profile such as production.
-  if (session.globals.profile !== undefined) {
-    throw new UsageError('--profile does not apply to pets sandbox; the sandbox did not start', {
-      hint: `To save the sandbox as profile "${escapeForTerminal(session.globals.profile)}", use --save-profile ${escapeForTerminal(session.globals.profile)}.`,
-    });
-  }
   const sandbox = await start(flags, session);
   try {
     const wanted = flags.saveProfile === false ? '' : flags.saveProfile;

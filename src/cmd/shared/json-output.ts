@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.js';
 import type { SessionSource } from './session.js';
 
 /**
@@ -19,7 +18,7 @@ export const JSON_COMMANDS: readonly string[] = [
 ];
 
 /** `pets profile show` for the command commander is about to run: its words after `pets`. */
-function commandName(command: Command): string {
+export function commandName(command: Command): string {
   const words: string[] = [];
   for (let at: Command | null = command; at?.parent; at = at.parent) words.unshift(at.name());
   return words.join(' ');
@@ -31,15 +30,10 @@ function commandName(command: Command): string {
  * after the action, the run ends with the filter's failure if it had one.
  */
 export function checkJqBeforeActions(program: Command, getSession: SessionSource): void {
-  program.hook('preAction', async (_program, action) => {
+  program.hook('preAction', async () => {
     const session = getSession();
+    // Given to a command without JSON output, it was refused before this (global-scope.ts).
     if (session.globals.jq === undefined) return;
-    const name = commandName(action);
-    if (!JSON_COMMANDS.includes(name)) {
-      throw new UsageError(`--jq filters JSON output, and \`pets ${name}\` prints none`, {
-        hint: `Commands with JSON output: ${JSON_COMMANDS.join(', ')}.`,
-      });
-    }
     await session.terminal.loadJq(session.deps.signal);
   });
   program.hook('postAction', () => getSession().terminal.finish());
