@@ -1,11 +1,16 @@
-import { closeSync, openSync } from 'node:fs';
+import type { X509Certificate } from 'node:crypto';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { fdOutput } from './fd-output.js';
+
+/** Set in a restarted run, to the file NODE_EXTRA_CA_CERTS named before: see restart below. */
+const ORIGINAL = 'PETS_EXTRA_CA_ORIGINAL';
+const COPY_PREFIX = 'pets-ca-';
 
 /**
  * Why Node cannot open the file NODE_EXTRA_CA_CERTS names (ENOENT, EACCES, …), or undefined
- * when it is unset or opens. Only a file that does not open is Node's certain failure: it then
- * trusts none of it. A file that opens but holds a broken certificate gets the certificates
- * before it added, so only Node itself can load it.
+ * when it is unset or opens. Node then trusts none of it.
  */
 export function extraCaCertsFailure(env: NodeJS.ProcessEnv): string | undefined {
   const file = env.NODE_EXTRA_CA_CERTS;
@@ -18,43 +23,177 @@ export function extraCaCertsFailure(env: NodeJS.ProcessEnv): string | undefined 
   }
 }
 
+export interface ExtraCaScan {
+  /** How many certificates Node adds. */
+  kept: number;
+  /** The file's start that holds them: as the user wrote it (a TRUSTED CERTIFICATE's settings too). */
+  loadable: Buffer;
+  /** OpenSSL's error that stops Node's load (and makes it print its line), if any. */
+  failure?: string;
+}
+
+/** A line that begins a certificate block OpenSSL's PEM_read_bio_X509_AUX takes. */
+const CERT_BEGIN = /^-----BEGIN (?:X509 |TRUSTED )?CERTIFICATE-----[ \t\r]*$/m;
+
+/**
+ * What Node makes of a NODE_EXTRA_CA_CERTS file's content, found without loading tls: Node reads
+ * certificates with OpenSSL's PEM reader until the first error, keeps those read before it, and
+ * prints its line unless the error is "no start line" (nothing more to read). `new
+ * X509Certificate` runs the same reader on what follows the last certificate read (skipping
+ * text and other PEM blocks, failing on a broken one), so each step is OpenSSL's own answer.
+ * Undefined when a step cannot be placed in the file with certainty: then pets leaves the file to
+ * Node. Checked against Node 22, 24 and 26 (test/e2e/node-warnings.test.ts).
+ */
+export function scanExtraCaCerts(
+  content: Buffer,
+  X509: typeof X509Certificate,
+): ExtraCaScan | undefined {
+  let kept = 0;
+  let read = 0;
+  for (;;) {
+    const rest = content.subarray(read);
+    const done = { kept, loadable: content.subarray(0, read) };
+    // Node 22's reader fails on an empty buffer where OpenSSL finds no start line.
+    if (rest.length === 0) return done;
+    let cert: X509Certificate;
+    try {
+      cert = new X509(rest);
+    } catch (error) {
+      const { code, message } = error as NodeJS.ErrnoException;
+      if (code === 'ERR_OSSL_PEM_NO_START_LINE') return done;
+      return code?.startsWith('ERR_OSSL_') ? { ...done, failure: message } : undefined;
+    }
+    const end = endOfFirstCertificate(rest);
+    // No PEM block read it (a DER file, which Node's reader does not take), or not this one.
+    if (end === undefined || !sameCertificate(rest.subarray(0, end), cert, X509)) return undefined;
+    kept += 1;
+    read += end;
+  }
+}
+
+/** Where the line after the first certificate block's END line begins. */
+function endOfFirstCertificate(text: Buffer): number | undefined {
+  const latin1 = text.toString('latin1');
+  const begin = CERT_BEGIN.exec(latin1);
+  if (!begin) return undefined;
+  const endLine = latin1.indexOf('\n-----END ', begin.index);
+  if (endLine === -1) return undefined;
+  const newline = latin1.indexOf('\n', endLine + 1);
+  return newline === -1 ? text.length : newline + 1;
+}
+
+function sameCertificate(block: Buffer, cert: X509Certificate, X509: typeof X509Certificate) {
+  try {
+    return new X509(block).fingerprint256 === cert.fingerprint256;
+  } catch {
+    return false;
+  }
+}
+
+type Warn = (code: string, message: string, fields: Record<string, unknown>) => Promise<void>;
+
 /**
  * Under --json every stderr line is JSON, but Node writes `Warning: Ignoring extra certs from …`
  * itself, straight to fd 2, from the thread that loads the CAs once `tls` is loaded: no
- * listener sees it. When NODE_EXTRA_CA_CERTS names a file that does not open, pets says so as a
- * JSON warning and starts again in this same process (execve: same pid, stdio and signals),
- * without the variable: Node then trusts exactly what it would have trusted, and prints nothing.
- * Returns only when there is nothing to do, or no restart.
+ * listener sees it. So before tls loads, a JSON run checks the file NODE_EXTRA_CA_CERTS names.
+ * When Node would print its line, pets says so as a JSON warning and starts again in this same
+ * process (execve: same pid, stdio and signals), without the variable if the file does not open,
+ * else with a private copy of the certificates Node would have kept: Node then trusts exactly
+ * what it would have trusted, and prints nothing. A restarted run removes the copy (see
+ * settleExtraCaCopy). Returns only when there is nothing to do, or no restart.
  */
-export async function restartWithoutUnopenableExtraCaCerts(argv: readonly string[]): Promise<void> {
-  const reason = extraCaCertsFailure(process.env);
+export async function restartForExtraCaCerts(argv: readonly string[]): Promise<void> {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (!file) return;
+  if (process.env[ORIGINAL] !== undefined) return settleExtraCaCopy(file);
   // Windows has no execve: Node's line stays there.
-  if (reason === undefined || !process.execve || process.platform === 'win32') return;
-  const file = process.env.NODE_EXTRA_CA_CERTS as string;
-  const [{ StderrNotices }, { isSea }] = await Promise.all([
-    import('./cli-stack.js'),
-    import('node:sea'),
-  ]);
+  if (!process.execve || process.platform === 'win32') return;
+  const reason = extraCaCertsFailure(process.env);
+  if (reason !== undefined) {
+    await warn('extra_ca_unreadable', unreadableMessage(file, reason), { file, reason });
+    const env = { ...process.env };
+    delete env.NODE_EXTRA_CA_CERTS;
+    await execve(argv, env);
+    return;
+  }
+  const scan = await readAndScan(file);
+  if (scan?.failure === undefined) return;
+  const message =
+    `Node cannot load all of NODE_EXTRA_CA_CERTS ${file} (${scan.failure}): only the ` +
+    `${scan.kept} certificate(s) before the fault are trusted. Fix the file, or unset ` +
+    'NODE_EXTRA_CA_CERTS.';
+  await warn('extra_ca_partly_unreadable', message, {
+    file,
+    reason: scan.failure,
+    kept: scan.kept,
+  });
+  const copy = privateCopy(scan.loadable);
+  await execve(argv, { ...process.env, NODE_EXTRA_CA_CERTS: copy, [ORIGINAL]: file });
+  // Not restarted: the copy goes, and the run goes on with Node's own line.
+  rmSync(dirname(copy), { recursive: true, force: true });
+}
+
+function unreadableMessage(file: string, reason: string): string {
+  return (
+    `NODE_EXTRA_CA_CERTS names ${file}, which cannot be opened (${reason}), so no extra CA ` +
+    'is trusted. Fix the path, or unset NODE_EXTRA_CA_CERTS.'
+  );
+}
+
+/** node:crypto is loaded here only: a run without the variable pays for none of this. */
+async function readAndScan(file: string): Promise<ExtraCaScan | undefined> {
+  const { X509Certificate } = await import('node:crypto');
+  try {
+    return scanExtraCaCerts(readFileSync(file), X509Certificate);
+  } catch {
+    // Opens but does not read (a folder): left to Node.
+    return undefined;
+  }
+}
+
+/** The certificates in a file only this user can read, in a folder of its own. */
+function privateCopy(certificates: Buffer): string {
+  const folder = mkdtempSync(join(tmpdir(), COPY_PREFIX));
+  const copy = join(folder, 'ca.pem');
+  writeFileSync(copy, certificates, { mode: 0o600, flag: 'wx' });
+  return copy;
+}
+
+const warn: Warn = async (code, message, fields) => {
+  const { StderrNotices } = await import('./cli-stack.js');
   new StderrNotices(
     fdOutput(2, () => {}),
     true,
-  ).write('warning', {
-    code: 'extra_ca_unreadable',
-    message:
-      `NODE_EXTRA_CA_CERTS names ${file}, which cannot be opened (${reason}), so no extra CA ` +
-      'is trusted. Fix the path, or unset NODE_EXTRA_CA_CERTS.',
-    file,
-    reason,
-  });
-  const env = { ...process.env };
-  delete env.NODE_EXTRA_CA_CERTS;
+  ).write('warning', { code, message, ...fields });
+};
+
+async function execve(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const { isSea } = await import('node:sea');
   // The executable holds its script and its Node options; node needs both said again.
   const args = isSea()
     ? [process.execPath, ...argv.slice(2)]
     : [process.execPath, ...process.execArgv, ...argv.slice(1)];
   try {
-    process.execve(process.execPath, args, env);
+    process.execve!(process.execPath, args, env);
   } catch {
     // Not restarted (no such file any more, say): the run goes on, and Node says its line too.
   }
+}
+
+/**
+ * In the run restarted with a private copy: Node reads NODE_EXTRA_CA_CERTS once, when its CA
+ * store is first made. Asking tls for the extra certificates makes it now, so the copy can go
+ * at once (removed before that, Node would find no file: its line again, and no extra CA).
+ * Node's children (a pager, a sandbox) get the variable as the user set it.
+ */
+async function settleExtraCaCopy(copy: string): Promise<void> {
+  const original = process.env[ORIGINAL] as string;
+  delete process.env[ORIGINAL];
+  process.env.NODE_EXTRA_CA_CERTS = original;
+  const folder = dirname(copy);
+  // Only a copy pets made: the variable alone must not make pets delete a file.
+  if (dirname(folder) !== tmpdir() || !basename(folder).startsWith(COPY_PREFIX)) return;
+  const { getCACertificates } = await import('node:tls');
+  getCACertificates('extra');
+  rmSync(folder, { recursive: true, force: true });
 }

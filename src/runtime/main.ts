@@ -4,7 +4,7 @@ import { packageVersion } from '../core/version.js';
 import type { Deps } from '../cmd/shared/deps.js';
 import type { RunState } from '../cmd/root.js';
 import { readEarlyArgs, type EarlyArgs } from './argv.js';
-import { restartWithoutUnopenableExtraCaCerts } from './extra-ca-certs.js';
+import { restartForExtraCaCerts } from './extra-ca-certs.js';
 import { fdOutput } from './fd-output.js';
 import { routeNodeWarnings, type NodeWarnings } from './node-warnings.js';
 import { onInterrupt } from './signals.js';
@@ -107,7 +107,7 @@ async function takeProcess(
   state: RunState,
 ): Promise<NodeWarnings> {
   const warnings = routeNodeWarnings(() => state.session?.globals.json ?? args.json);
-  if (args.json) await restartWithoutUnopenableExtraCaCerts(argv);
+  if (args.json) await restartForExtraCaCerts(argv);
   (await import('./compile-cache.js')).enableCompileCache(process.env, args.kind);
   return warnings;
 }

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STDERR_KINDS } from '../../src/cmd/help/json-topic.js';
@@ -13,10 +13,15 @@ import { makeCertificates, startTlsProxy, type TlsProxy } from '../helpers/tls-p
 
 let sandbox: RunningSandbox;
 let server: TlsProxy;
+/** The CA that signed server's certificate, as PEM; and another certificate, not a CA. */
+let caPem: string;
+let otherPem: string;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ plan: 'unlimited', seed: 2 });
   const { certificates } = makeCertificates();
+  caPem = readFileSync(certificates.caFile, 'utf8');
+  otherPem = certificates.otherHost.cert;
   server = await startTlsProxy(Number(new URL(sandbox.baseUrl).port), certificates.valid, [
     'http/1.1',
   ]);
@@ -139,4 +144,103 @@ describe("Node's warnings", () => {
       expect(silenced.stderr).toBe('');
     },
   );
+});
+
+// A NODE_EXTRA_CA_CERTS file that opens but that Node loads only in part: Node keeps the
+// certificates before the broken block and prints its line from its own thread. The CA is
+// first, then the broken block, then another certificate; Node 22, 24 and 26 all keep the
+// CA alone (and none where the broken block comes first).
+const block = (name: string, body: string) =>
+  `-----BEGIN ${name}-----\n${body}\n-----END ${name}-----\n`;
+const der = () => caPem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+const partlyBroken: Array<[string, () => string, number]> = [
+  [
+    'a block that is not base64',
+    () => caPem + block('CERTIFICATE', 'MIIB!!!not*base64') + otherPem,
+    1,
+  ],
+  [
+    'a truncated certificate',
+    () => caPem + block('CERTIFICATE', der().slice(0, 3).join('\n')) + otherPem,
+    1,
+  ],
+  ['a certificate with no END line', () => `${caPem}-----BEGIN CERTIFICATE-----\n${der()[0]}\n`, 1],
+  ['a broken private key block', () => caPem + block('PRIVATE KEY', 'MIIB!!!') + otherPem, 1],
+  ['a broken block before the CA', () => block('CERTIFICATE', 'MIIB!!!') + caPem, 0],
+];
+// Files Node loads in full, without a word: pets leaves them to Node.
+const loadable: Array<[string, () => string, boolean]> = [
+  ['text between the blocks', () => `${caPem}some notes\n# a comment\n${otherPem}`, true],
+  ['a private key block', () => caPem + block('PRIVATE KEY', der().join('\n')) + otherPem, true],
+  ['an empty file', () => '', false],
+  ['only comments', () => '# the company CA goes here\n', false],
+];
+
+describe('a NODE_EXTRA_CA_CERTS file Node loads only in part, under --json', () => {
+  /** pets with `content` as its NODE_EXTRA_CA_CERTS, and a $TMPDIR of its own. */
+  async function withCaFile(content: string, flags: string[]) {
+    const dir = tempDir('pets-ca-file-');
+    const tmp = tempDir('pets-ca-tmp-');
+    writeFileSync(join(dir, 'ca.pem'), content);
+    const env = apiEnv(
+      { baseUrl: server.baseUrl, key: sandbox.key },
+      { NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'), TMPDIR: tmp },
+    );
+    const run = await runBinary(['list', ...flags], env);
+    expect(readdirSync(tmp), 'the private copy is gone').toEqual([]);
+    return run;
+  }
+
+  it.each(partlyBroken)(
+    '%s: a JSON warning, and TLS trusts what Node keeps',
+    async (_, content, kept) => {
+      const file = content();
+      // Node's own word on the file, in a run without --json.
+      const text = await withCaFile(file, []);
+      expect(text.stderr).toContain('Warning: Ignoring extra certs from');
+      expect(text.code).toBe(kept ? 0 : 6);
+
+      const run = await withCaFile(file, ['--json']);
+      expect(run.stderr).not.toContain('Ignoring extra certs');
+      const lines = jsonLines(run.stderr);
+      expect(lines[0]).toEqual({
+        warning: {
+          code: 'extra_ca_partly_unreadable',
+          message: expect.stringContaining(`only the ${kept} certificate(s) before the fault`),
+          file: expect.stringMatching(/ca\.pem$/),
+          reason: expect.stringContaining('error:'),
+          kept,
+        },
+      });
+      if (kept) {
+        expect(run.code).toBe(0);
+        expect(JSON.parse(run.stdout)[0].name).toBe(sandbox.pets()[0]!.name);
+        expect(lines).toHaveLength(1);
+      } else {
+        expect(run.code).toBe(6);
+        expect(lines.map((line) => Object.keys(line)[0])).toEqual(['warning', 'error']);
+      }
+    },
+  );
+
+  it.each(loadable)(
+    '%s: Node loads it without a word, and so does pets',
+    async (_, content, ok) => {
+      const file = content();
+      const text = await withCaFile(file, []);
+      expect(text.stderr).not.toContain('Ignoring extra certs');
+      const run = await withCaFile(file, ['--json']);
+      expect(run.code).toBe(ok ? 0 : 6);
+      expect(text.code).toBe(run.code);
+      const kinds = jsonLines(run.stderr).map((line) => Object.keys(line)[0]);
+      expect(kinds).toEqual(ok ? [] : ['error']);
+    },
+  );
+
+  it('--jq: the restarted run answers, and leaves no copy behind', async () => {
+    // --jq is a JSON run too: the same restart, and the copy removed (withCaFile checks).
+    const run = await withCaFile(partlyBroken[0]![1](), ['--jq', '.[0].name']);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe(sandbox.pets()[0]!.name);
+  });
 });

@@ -51,7 +51,10 @@ const TOPICS: Record<string, string> = {
                                   host:port, IP addresses, CIDR ranges, or * alone
   NODE_EXTRA_CA_CERTS=<file>      also trust the CA certificates in <file> (a
                                   company CA); under --json, a <file> that cannot
-                                  be opened is a JSON warning and is left out
+                                  be opened is a JSON warning and is left out;
+                                  one with a broken block is a JSON warning, and
+                                  the certificates before the block are trusted,
+                                  as Node does
   NODE_USE_SYSTEM_CA=1            also trust the system's CA store
 
 Precedence: flag > environment > config file.

@@ -184,6 +184,10 @@ export const STDERR_KINDS: ReadonlyArray<{
         fields: ['file', 'reason'],
         when: 'NODE_EXTRA_CA_CERTS names a file that cannot be opened; pets runs without it',
       },
+      extra_ca_partly_unreadable: {
+        fields: ['file', 'reason', 'kept'],
+        when: 'Node stops loading NODE_EXTRA_CA_CERTS at a broken block; kept: certificates before it',
+      },
       config_readable: {
         fields: [],
         when: 'the config file can be read by others; the next save sets 0600',
