@@ -82,64 +82,27 @@ class LeaveJq extends Error {
   }
 }
 
+/** What the run under way shares with the imports pets wraps: jq's heap, its bound, the sink. */
+interface JqRun {
+  memory?: WasmMemory;
+  sink?: JqSink;
+  heapBytes: number;
+  heapRefused: boolean;
+}
+
 /**
  * jq, from the jq.wasm beside this file; in the single executable (src/build/executable.mjs),
  * which has no files beside it, from the asset it carries.
  */
 export async function loadJqEngine(): Promise<JqEngine> {
   const bytes = jqWasm();
-  let memory: WasmMemory | undefined;
-  let sink: JqSink | undefined;
-  let heapBytes = 0;
-  let heapRefused = false;
-
+  const current: JqRun = { heapBytes: 0, heapRefused: false };
   const jq = await loadJqWasm({
     instantiateWasm(imports, onSuccess) {
-      const runtime = imports.a as Record<string, (...args: number[]) => number>;
-      checkImports(runtime);
-      const resize = runtime[RESIZE_HEAP]!;
-      runtime[FD_WRITE] = (fd, iov, count, written) => {
-        const view = new DataView(memory!.buffer);
-        let total = 0;
-        for (let i = 0; i < count; i++) {
-          const base = view.getUint32(iov + i * 8, true);
-          const length = view.getUint32(iov + i * 8 + 4, true);
-          // A copy: the heap's buffer is replaced when it grows.
-          const chunk = new Uint8Array(memory!.buffer, base, length).slice();
-          total += length;
-          if (fd === 1) {
-            if (!sink!.stdout(chunk)) throw new LeaveJq({ kind: 'stopped' });
-          } else sink!.stderr(chunk);
-        }
-        view.setUint32(written, total, true);
-        return 0;
-      };
-      runtime[RESIZE_HEAP] = (requested) => {
-        if (requested > heapBytes) {
-          heapRefused = true;
-          return 0;
-        }
-        // jq-wasm would grow the heap by a fifth more than asked, past the bound: pets grows
-        // it itself, by as much but within the bound. jq-wasm's views of the old heap are now
-        // detached (empty), so it takes the new size as asked, grows nothing, and renews them.
-        const current = memory!.buffer.byteLength;
-        const target = Math.min(heapBytes, Math.max(requested, current * 1.2));
-        const size = Math.ceil(target / WASM_PAGE) * WASM_PAGE;
-        if (size > current) memory!.grow((size - current) / WASM_PAGE);
-        return resize(size);
-      };
-      const aborted = (): never => {
-        throw new LeaveJq({
-          kind: 'aborted',
-          outOfMemory: heapRefused,
-          problem: heapRefused ? 'out of memory' : 'jq aborted',
-        });
-      };
-      runtime[ABORT] = aborted;
-      runtime[ASSERT_FAIL] = aborted;
+      wrapImports(imports.a as Record<string, (...args: number[]) => number>, current);
       // Returned, so that jq-wasm rejects loadJq if this fails.
       return wasm.instantiate(bytes, imports).then(({ instance, module }) => {
-        memory = Object.values(instance.exports).find(
+        current.memory = Object.values(instance.exports).find(
           (value): value is WasmMemory => value instanceof wasm.Memory,
         );
         onSuccess(instance as never, module as never);
@@ -148,28 +111,76 @@ export async function loadJqEngine(): Promise<JqEngine> {
   });
 
   const engine: JqEngine = {
-    run(input, program, flags, runSink, runHeapBytes) {
-      sink = runSink;
-      heapBytes = Math.floor(Math.min(runHeapBytes, JQ_WASM_HEAP_MAX) / WASM_PAGE) * WASM_PAGE;
-      heapRefused = false;
+    run(input, program, flags, sink, heapBytes) {
+      current.sink = sink;
+      current.heapBytes = Math.floor(Math.min(heapBytes, JQ_WASM_HEAP_MAX) / WASM_PAGE) * WASM_PAGE;
+      current.heapRefused = false;
       try {
         const { exitCode } = jq.raw(input, program, [...flags]);
-        return { kind: 'exited', exitCode, outOfMemory: heapRefused };
+        return { kind: 'exited', exitCode, outOfMemory: current.heapRefused };
       } catch (error) {
         if (error instanceof LeaveJq) return error.outcome;
         // A trap in jq's code (a WebAssembly RuntimeError) ends it as an abort does.
         return {
           kind: 'aborted',
-          outOfMemory: heapRefused,
+          outOfMemory: current.heapRefused,
           problem: error instanceof Error ? error.message : String(error),
         };
       } finally {
-        sink = undefined;
+        current.sink = undefined;
       }
     },
   };
   checkOutputReachesUs(engine);
   return engine;
+}
+
+/**
+ * Replaces the four runtime functions pets wraps (see the top of this file): write(2) goes to
+ * the run's sink, the heap grows within the run's bound, and an abort leaves jq as an outcome.
+ */
+function wrapImports(runtime: Record<string, (...args: number[]) => number>, run: JqRun): void {
+  checkImports(runtime);
+  const resize = runtime[RESIZE_HEAP]!;
+  runtime[FD_WRITE] = (fd, iov, count, written) => {
+    const view = new DataView(run.memory!.buffer);
+    let total = 0;
+    for (let i = 0; i < count; i++) {
+      const base = view.getUint32(iov + i * 8, true);
+      const length = view.getUint32(iov + i * 8 + 4, true);
+      // A copy: the heap's buffer is replaced when it grows.
+      const chunk = new Uint8Array(run.memory!.buffer, base, length).slice();
+      total += length;
+      if (fd === 1) {
+        if (!run.sink!.stdout(chunk)) throw new LeaveJq({ kind: 'stopped' });
+      } else run.sink!.stderr(chunk);
+    }
+    view.setUint32(written, total, true);
+    return 0;
+  };
+  runtime[RESIZE_HEAP] = (requested) => {
+    if (requested > run.heapBytes) {
+      run.heapRefused = true;
+      return 0;
+    }
+    // jq-wasm would grow the heap by a fifth more than asked, past the bound: pets grows
+    // it itself, by as much but within the bound. jq-wasm's views of the old heap are now
+    // detached (empty), so it takes the new size as asked, grows nothing, and renews them.
+    const current = run.memory!.buffer.byteLength;
+    const target = Math.min(run.heapBytes, Math.max(requested, current * 1.2));
+    const size = Math.ceil(target / WASM_PAGE) * WASM_PAGE;
+    if (size > current) run.memory!.grow((size - current) / WASM_PAGE);
+    return resize(size);
+  };
+  const aborted = (): never => {
+    throw new LeaveJq({
+      kind: 'aborted',
+      outOfMemory: run.heapRefused,
+      problem: run.heapRefused ? 'out of memory' : 'jq aborted',
+    });
+  };
+  runtime[ABORT] = aborted;
+  runtime[ASSERT_FAIL] = aborted;
 }
 
 /**
