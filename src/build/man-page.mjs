@@ -86,6 +86,16 @@ function commandSection(command, help) {
     lines.push(...items(options.map((o) => [term(help.optionTerm(o)), help.optionDescription(o)])));
     lines.push('.RE');
   }
+  // The globals that act for it, as its --help lists them (src/cmd/shared/global-scope.ts).
+  const globals = help
+    .visibleGlobalOptions(command)
+    .filter((option) => option.long !== '--version');
+  if (command.parent && globals.length > 0 && command.commands.length === 0) {
+    lines.push(
+      '.PP',
+      `Global options that act here: ${globals.map((o) => term(o.long)).join(', ')}.`,
+    );
+  }
   const extra = extraHelp(command);
   if (extra) lines.push(...preformatted(extra));
   // A group's own `help` subcommand says only what `pets help` says.
@@ -135,7 +145,9 @@ const page = [
   'shows it.',
   ...preformatted(extraHelp(program)),
   '.SH GLOBAL OPTIONS',
-  'These go before or after the command.',
+  'These go before or after the command. Each acts on the commands below that list it; given to',
+  'another command, it is refused (exit 2) and nothing is sent. \\fBpets help\\fR and \\fB\\-\\-help\\fR',
+  'accept any of them.',
   ...items(
     help.visibleOptions(program).map((o) => [term(help.optionTerm(o)), help.optionDescription(o)]),
   ),

@@ -15,7 +15,11 @@ import { sandboxCommand } from './sandbox/sandbox.js';
 import { parseNonNegativeSeconds, parseSeconds } from './shared/arguments.js';
 import type { CommandModule } from './shared/command.js';
 import { examples, formatHelp, PetsCommand } from './shared/help-text.js';
-import { refuseContradictions, refuseInertGlobals } from './shared/global-scope.js';
+import {
+  refuseContradictions,
+  refuseInertGlobals,
+  visibleGlobalOptions,
+} from './shared/global-scope.js';
 import { checkJqBeforeActions } from './shared/json-output.js';
 import { Session, type GlobalOptions, type SessionSource } from './shared/session.js';
 
@@ -42,10 +46,10 @@ export const COMMANDS: readonly CommandModule[] = [
 export function buildProgram(deps: Deps, state: RunState): Command {
   const program = withGlobalOptions(new PetsCommand('pets'));
   program
-    // Every command's help lists the global options too, as gh lists inherited flags, and
-    // reads in gh's order (help-text.ts).
+    // Every command's help lists the global options that act for it (global-scope.ts), as gh
+    // lists inherited flags, and reads in gh's order (help-text.ts).
     // Set before any command is made: commands share this configuration from their parent.
-    .configureHelp({ showGlobalOptions: true, formatHelp })
+    .configureHelp({ showGlobalOptions: true, formatHelp, visibleGlobalOptions })
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({
@@ -86,7 +90,9 @@ export function buildProgram(deps: Deps, state: RunState): Command {
   );
   program.addHelpText(
     'after',
-    `\nTopics: ${HELP_TOPICS.map((topic) => `pets help ${topic}`).join(', ')}.\n`,
+    '\nA global option acts on the commands whose --help lists it. Given to another, it\n' +
+      'is refused (exit 2) and nothing is sent; help itself accepts any.\n' +
+      `\nTopics: ${HELP_TOPICS.map((topic) => `pets help ${topic}`).join(', ')}.\n`,
   );
   return program;
 }

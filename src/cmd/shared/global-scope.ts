@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Help, type Command, type Option } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import { wordList } from './flag-rules.js';
@@ -143,4 +143,16 @@ export function refuseContradictions(program: Command): void {
       });
     }
   });
+}
+
+/**
+ * A command's help lists the globals that act for it, and no other (the man page's too):
+ * help's own configuration, set on the program (cmd/root.ts).
+ */
+export function visibleGlobalOptions(this: Help, command: Command): Option[] {
+  const all = Help.prototype.visibleGlobalOptions.call(this, command);
+  const acting = actingGlobals(commandName(command));
+  if (acting === HELP) return all;
+  // --version prints the version wherever it is given, as --help prints help.
+  return all.filter((option) => option.long === '--version' || acting.includes(option.long ?? ''));
 }

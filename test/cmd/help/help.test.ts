@@ -115,14 +115,20 @@ describe('help', () => {
     expect(result.stderr.split('\n')[0]).toContain(`(${suggestion})`);
   });
 
-  it('every command lists the global options too, as gh lists inherited flags', async () => {
-    for (const command of ['list', 'add', 'get', 'profile show', 'sandbox']) {
+  it('every command lists the global options that act for it, and no other', async () => {
+    const cases: Array<[string, string[], string[]]> = [
+      ['list', ['--json', '--profile <name>', '-q, --quiet', '--timeout'], ['--no-input']],
+      ['add', ['--json', '--profile <name>', '-q, --quiet', '--no-input'], []],
+      ['profile show', ['--json', '--profile <name>', '-q, --quiet'], ['--timeout', '--no-input']],
+      ['sandbox', ['--json', '--jq', '-q, --quiet'], ['--profile', '--timeout', '--debug']],
+      ['completion', ['-q, --quiet', '--no-color'], ['--json', '--profile', '--timeout']],
+    ];
+    for (const [command, shown, left] of cases) {
       const help = (await runMain([...command.split(' '), '--help'], env())).stdout;
       const global = help.slice(help.indexOf('Global Options:'));
       expect(help).toContain('Global Options:');
-      for (const flag of ['--json', '--profile <name>', '-q, --quiet', '--no-input']) {
-        expect(global).toContain(flag);
-      }
+      for (const flag of shown) expect(global, `${command}: ${flag}`).toContain(flag);
+      for (const flag of left) expect(global, `${command}: ${flag}`).not.toContain(flag);
     }
   });
 
