@@ -60,7 +60,9 @@ export function scanExtraCaCerts(
       cert = new X509(rest);
     } catch (error) {
       const { code, message } = error as NodeJS.ErrnoException;
-      if (code === 'ERR_OSSL_PEM_NO_START_LINE') return done;
+      if (code === 'ERR_OSSL_PEM_NO_START_LINE' || readerStoppedQuietly(rest, code, X509)) {
+        return done;
+      }
       return code?.startsWith('ERR_OSSL_') ? { ...done, failure: message } : undefined;
     }
     const end = endOfFirstCertificate(rest);
@@ -68,6 +70,26 @@ export function scanExtraCaCerts(
     if (end === undefined || !sameCertificate(rest.subarray(0, end), cert, X509)) return undefined;
     kept += 1;
     read += end;
+  }
+}
+
+/**
+ * Whether OpenSSL's PEM reader stopped with no error of its own (a block whose data is empty, as
+ * when a blank line comes right before END): Node then keeps what came before and says nothing.
+ * X509Certificate reports the first error, and when the PEM reader fails it tries DER: an error
+ * of the DER attempt's alone shows that the reader had none. A first line the reader skips as
+ * text, but on which DER fails otherwise, tells the two apart (Node 22, 24 and 26 alike).
+ */
+function readerStoppedQuietly(
+  rest: Buffer,
+  code: string | undefined,
+  X509: typeof X509Certificate,
+): boolean {
+  try {
+    new X509(Buffer.concat([Buffer.from('0\x84\xff\xff\xff\xff\n', 'latin1'), rest]));
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== code;
   }
 }
 

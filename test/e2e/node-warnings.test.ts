@@ -172,6 +172,11 @@ const partlyBroken: Array<[string, () => string, number]> = [
 const loadable: Array<[string, () => string, boolean]> = [
   ['text between the blocks', () => `${caPem}some notes\n# a comment\n${otherPem}`, true],
   ['a private key block', () => caPem + block('PRIVATE KEY', der().join('\n')) + otherPem, true],
+  [
+    "a blank line before a block's END (Node stops there, silently)",
+    () => `${caPem}-----BEGIN PRIVATE KEY-----\n${der().join('\n')}\n\n-----END PRIVATE KEY-----\n`,
+    true,
+  ],
   ['an empty file', () => '', false],
   ['only comments', () => '# the company CA goes here\n', false],
 ];
