@@ -7,6 +7,13 @@ import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cmd/root.js';
+import {
+  actingGlobals,
+  EVERYWHERE,
+  GLOBAL_SCOPE,
+  HELP,
+} from '../../src/cmd/shared/global-scope.js';
+import { JSON_COMMANDS } from '../../src/cmd/shared/json-output.js';
 import { packageVersion } from '../../src/core/version.js';
 import { createDeps } from '../../src/runtime/wiring.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
@@ -25,9 +32,13 @@ import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
 // received): once with the flag and once with the same words but the flag, and `shows` must
 // hold of the first run and not of the second.
 //
-// A global option is declared once, at the root, and probed on one command where it acts;
-// commands with nothing for it to do (--timeout on `pets profile list`) accept it, as the
-// README says. Every command's --help is checked too: commander adds it, and it must answer.
+// A global option is declared once, at the root, and probed on one command where it acts. Each
+// command declares which globals act for it (src/cmd/shared/global-scope.ts); every other
+// (global × command) pair is run here and must be refused (exit 2, naming both, nothing
+// received), and a command or a global without a declaration fails the first tests. Help takes
+// any global. An option given with its own negation (--protected --no-protected) is refused,
+// for every such pair in the tree. Every command's --help is checked too: commander adds it,
+// and it must answer.
 
 // --- The commander tree -----------------------------------------------------------------
 
@@ -63,7 +74,10 @@ function walk(program: Command): { commands: string[]; options: TreeOption[] } {
   return { commands, options };
 }
 
-const TREE = walk(programTree());
+const PROGRAM = programTree();
+const TREE = walk(PROGRAM);
+/** The global options, but --version (and --help, which commander keeps apart): each acts or is refused. */
+const GLOBALS = PROGRAM.options.filter((option) => option.long !== '--version');
 
 // --- Worlds: a config folder and a server that counts ---------------------------------------
 
@@ -774,6 +788,38 @@ const MATRIX: Record<string, Expectation> = {
   },
 };
 
+// --- Global options where they do not act ---------------------------------------------------
+
+/** A value for each global that takes one. */
+const GLOBAL_VALUES: Record<string, string[]> = {
+  '--profile': ['staging'],
+  '--jq': ['.'],
+  '--timeout': ['5'],
+  '--max-wait': ['5'],
+};
+
+/**
+ * What each command needs after its name to get past commander's own checks (a missing argument
+ * is refused before any action, with another message): a command added without its words here
+ * and needing some fails its refusals, saying so.
+ */
+const COMMAND_ARGS: Record<string, string[]> = {
+  add: ['--name', 'X', '--category-id', '1'],
+  api: ['/pets'],
+  get: ['1'],
+  'profile use': ['staging'],
+  'profile set': ['dev'],
+  'profile remove': ['dev'],
+  'auth login': ['--with-key'],
+  completion: ['bash'],
+  __complete: ['--', 'li'],
+};
+
+/** A valid value for an option whose negation is given with it. */
+const NEGATION_VALUES: Record<string, string> = {
+  'profile set --rate-store': 'redis://127.0.0.1:1/0',
+};
+
 // --- The tests ----------------------------------------------------------------------------
 
 describe('the flag matrix', () => {
@@ -843,4 +889,124 @@ describe('the flag matrix', () => {
       }
     });
   });
+  describe('global options, command by command', () => {
+    it('has a declaration for every command, and names only commands and globals that exist', () => {
+      expect(Object.keys(GLOBAL_SCOPE).sort()).toEqual([...TREE.commands].sort());
+      const flags = GLOBALS.map((option) => option.long);
+      for (const [command, acting] of Object.entries(GLOBAL_SCOPE)) {
+        if (acting === HELP) continue;
+        for (const flag of acting) expect(flags, `${command}: ${flag}`).toContain(flag);
+      }
+      for (const flag of EVERYWHERE) expect(flags).toContain(flag);
+    });
+
+    it('declares every global to act somewhere', () => {
+      for (const option of GLOBALS) {
+        const somewhere = TREE.commands.some((command) => {
+          const acting = actingGlobals(command);
+          return acting !== HELP && acting.includes(option.long!);
+        });
+        expect(somewhere, `${option.long} acts on no command`).toBe(true);
+      }
+    });
+
+    it('lets --jq act exactly on the commands with JSON output', () => {
+      const withJq = TREE.commands.filter((command) => {
+        const acting = actingGlobals(command);
+        return acting !== HELP && acting.includes('--jq');
+      });
+      expect(withJq.sort()).toEqual([...JSON_COMMANDS].sort());
+    });
+
+    describe.concurrent('each global is refused where it does not act', { timeout: 60_000 }, () => {
+      const pairs = TREE.commands.flatMap((command) => {
+        const acting = actingGlobals(command);
+        if (acting === HELP) return [];
+        return GLOBALS.filter((option) => !acting.includes(option.long!)).map((option) => ({
+          key: `${option.long} ${command}`,
+          flag: option.long!,
+          command,
+        }));
+      });
+      it.each(pairs)('$key', async ({ flag, command }) => {
+        const args = [flag, ...(GLOBAL_VALUES[flag] ?? []), ...command.split(' ')];
+        const { run } = await observe({ args, server: 'recorder', shows: () => true }, () => [
+          ...args,
+          ...(COMMAND_ARGS[command] ?? []),
+        ]);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`${flag} does not apply to pets ${command}`);
+        expect(run.stderr).toContain('nothing was sent');
+        expect(run.received).toEqual([]);
+      });
+    });
+
+    describe.concurrent('help takes every global at once', { timeout: 60_000 }, () => {
+      const helps = TREE.commands.filter((command) => actingGlobals(command) === HELP);
+      it.each(helps)('pets … %s', async (command) => {
+        const globals = GLOBALS.flatMap((option) => [
+          option.long!,
+          ...(GLOBAL_VALUES[option.long!] ?? []),
+        ]);
+        const args = [...globals, ...command.split(' ')];
+        const { run } = await observe({ args, server: 'recorder', shows: () => true }, () => args);
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stdout).toContain('Usage: pets');
+        expect(run.received).toEqual([]);
+      });
+    });
+  });
+
+  describe.concurrent(
+    'an option given with its own negation is refused, in either order',
+    { timeout: 60_000 },
+    () => {
+      const pairs = TREE.options.flatMap(({ key, option }) => {
+        if (!option.negate) return [];
+        const command = key.slice(0, key.lastIndexOf(' '));
+        const owner = TREE.options.find(
+          (other) =>
+            other.key.startsWith(`${command} `) &&
+            other.option !== option &&
+            other.option.attributeName() === option.attributeName(),
+        );
+        if (!owner) return [];
+        const positive = [owner.option.long!, ...(owner.option.required ? ['x'] : [])];
+        const value = NEGATION_VALUES[owner.key];
+        if (value) positive[1] = value;
+        const [yes, no] = [owner.option.long!, option.long!];
+        return [
+          {
+            key: `${command} ${yes} ${no}`,
+            command,
+            flags: [...positive, no],
+            said: `${yes} and ${no}`,
+          },
+          {
+            key: `${command} ${no} ${yes}`,
+            command,
+            flags: [no, ...positive],
+            said: `${no} and ${yes}`,
+          },
+        ];
+      });
+      it('finds the pairs the tree has', () => {
+        expect(pairs.map((one) => one.key)).toEqual(
+          expect.arrayContaining([
+            'profile set --protected --no-protected',
+            'profile set --rate-store --no-rate-store',
+            'sandbox --save-profile --no-save-profile',
+          ]),
+        );
+      });
+      it.each(pairs)('$key', async ({ command, flags, said }) => {
+        const args = [...command.split(' '), ...(COMMAND_ARGS[command] ?? []), ...flags];
+        const { run } = await observe({ args, server: 'recorder', shows: () => true }, () => args);
+        expect(run.code, run.stderr).toBe(2);
+        expect(run.stderr).toContain(`${said} contradict each other`);
+        expect(run.stderr).toContain('nothing was sent or saved');
+        expect(run.received).toEqual([]);
+      });
+    },
+  );
 });
