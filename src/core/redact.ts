@@ -265,11 +265,12 @@ function runOf(
  * The runs of `text` long enough to hold `bytes` bytes in an encoding, each with what it
  * decodes to at each alignment the bytes may have in it (a run may start with text that is not
  * of the encoding, "xc2tf…", or, as hex, half a byte):
- * - base64 or base64url, padded or not, also wrapped as MIME (76 columns) and PEM (64) wrap it,
- *   with CRLF or LF, real or JSON-escaped, with `\/` as PHP writes `/` in JSON, and
- *   percent-encoded as in a URL;
+ * - base64 or base64url, padded or not, also wrapped at any width (MIME's 76, PEM's 64, see
+ *   wrapsOnto), with CRLF or LF, real or JSON-escaped, with `\/` as PHP writes `/` in JSON,
+ *   and percent-encoded as in a URL;
  * - hex, alone or as a list: `73:6b`, `73 6b`, `0x73,0x6b`;
- * - a list of decimal bytes or character codes: `[115,107]`, `115 107`, Java's negative bytes.
+ * - a list of decimal bytes or character codes: `[115,107]`, `115 107`, Java's negative bytes,
+ *   also a byte a line (a JSON array pretty-printed).
  */
 function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] {
   const runs: EncodedRun[] = [];
