@@ -266,8 +266,8 @@ function runOf(
  * decodes to at each alignment the bytes may have in it (a run may start with text that is not
  * of the encoding, "xc2tf…", or, as hex, half a byte):
  * - base64 or base64url, padded or not, also wrapped at any width (MIME's 76, PEM's 64, see
- *   wrapsOnto), with CRLF or LF, real or JSON-escaped, with `\/` as PHP writes `/` in JSON,
- *   and percent-encoded as in a URL;
+ *   wrapsOnto), with CRLF or LF, real or JSON-escaped, with `+` and `/` JSON-escaped
+ *   (escapedBase64At), and percent-encoded as in a URL;
  * - hex, alone or as a list: `73:6b`, `73 6b`, `0x73,0x6b`;
  * - a list of decimal bytes or character codes: `[115,107]`, `115 107`, Java's negative bytes,
  *   also a byte a line (a JSON array pretty-printed).
@@ -287,8 +287,9 @@ function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] 
         line++;
         continue;
       }
-      if (code === BACKSLASH && text.charCodeAt(i + 1) === SLASH) {
-        i++;
+      const escape = code === BACKSLASH ? escapedBase64At(text, i) : 0;
+      if (escape) {
+        i += escape - 1;
         line++;
         continue;
       }
@@ -348,7 +349,8 @@ function wrapsOnto(
   let end = at;
   for (; ; end++) {
     const code = text.charCodeAt(end);
-    if (code === BACKSLASH && text.charCodeAt(end + 1) === SLASH) end++;
+    const escape = code === BACKSLASH ? escapedBase64At(text, end) : 0;
+    if (escape) end += escape - 1;
     else if (code === BACKSLASH || !(KIND[code]! & BASE64)) break;
     next++;
   }
@@ -361,6 +363,18 @@ function wrapsOnto(
   if (next > wrap.width) return false;
   wrap.last = next < wrap.width || !more;
   return true;
+}
+
+/**
+ * The length of the JSON escape at `at` that stands for a character of base64: `\/` as PHP
+ * writes `/`, `\u002B` and `\u002F` as .NET's System.Text.Json writes `+` and `/`, each also
+ * escaped again (JSON inside a JSON string); 0 for none.
+ */
+function escapedBase64At(text: string, at: number): number {
+  let after = at + 1;
+  while (text.charCodeAt(after) === BACKSLASH) after++;
+  if (text.charCodeAt(after) === SLASH) return after + 1 - at;
+  return /^u002[bf]/i.test(text.slice(after, after + 5)) ? after + 5 - at : 0;
 }
 
 /**
@@ -389,8 +403,8 @@ function decodedRun(
   const letters = !ascii || /[a-z]/i.test(run);
   if (!letters && run.length < bytes * 2) return undefined;
   const clean = run
-    .replace(/[\r\n]|\\[rn]|\\(?=\/)/g, '')
-    .replace(/%2([bf])/gi, (_, hex: string) => (hex.toLowerCase() === 'b' ? '+' : '/'));
+    .replace(/[\r\n]|\\[rn]|\\+(?=\/)/g, '')
+    .replace(/(?:%|\\+u00)2([bf])/gi, (_, hex: string) => (hex.toLowerCase() === 'b' ? '+' : '/'));
   const decoded = letters
     ? [0, 1, 2, 3].map((skip) => Buffer.from(clean.slice(skip), 'base64').toString('latin1'))
     : [];

@@ -83,6 +83,10 @@ export const GATEWAY_ENCODINGS: Array<[string, Encode]> = [
     'base64 in a URL, percent-encoded',
     (h) => `https://gw.example/echo?auth=${encodeURIComponent(utf8(`xx${h}`).toString('base64'))}`,
   ],
+  [
+    'base64 with + and / as \\u002B and \\u002F (System.Text.Json)',
+    (h) => utf8(`xx${h}`).toString('base64').replace(/\+/g, '\\u002B').replace(/\//g, '\\u002F'),
+  ],
   ['base64 without padding', (h) => utf8(`${h}!`).toString('base64').replace(/=+$/, '')],
   ['UTF-16LE in base64', (h) => Buffer.from(h, 'utf16le').toString('base64')],
   [
