@@ -1,6 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fdOutput } from './fd-output.js';
 
@@ -33,7 +32,7 @@ export interface ExtraCaScan {
 }
 
 /** A line that begins a certificate block OpenSSL's PEM_read_bio_X509_AUX takes. */
-const CERT_BEGIN = /^-----BEGIN (?:X509 |TRUSTED )?CERTIFICATE-----[ \t\r]*$/m;
+const CERT_BEGIN = /^-----BEGIN (?:X509 |TRUSTED )?CERTIFICATE-----[ \t\r]*$/gm;
 
 /**
  * What Node makes of a NODE_EXTRA_CA_CERTS file's content, found without loading tls: Node reads
@@ -48,6 +47,8 @@ export function scanExtraCaCerts(
   content: Buffer,
   X509: typeof X509Certificate,
 ): ExtraCaScan | undefined {
+  // One string for the whole file: a bundle of 150 CAs is read in one pass.
+  const latin1 = content.toString('latin1');
   let kept = 0;
   let read = 0;
   for (;;) {
@@ -65,11 +66,13 @@ export function scanExtraCaCerts(
       }
       return code?.startsWith('ERR_OSSL_') ? { ...done, failure: message } : undefined;
     }
-    const end = endOfFirstCertificate(rest);
+    const end = endOfFirstCertificate(latin1, read);
     // No PEM block read it (a DER file, which Node's reader does not take), or not this one.
-    if (end === undefined || !sameCertificate(rest.subarray(0, end), cert, X509)) return undefined;
+    if (end === undefined || !sameCertificate(content.subarray(read, end), cert, X509)) {
+      return undefined;
+    }
     kept += 1;
-    read += end;
+    read = end;
   }
 }
 
@@ -93,15 +96,15 @@ function readerStoppedQuietly(
   }
 }
 
-/** Where the line after the first certificate block's END line begins. */
-function endOfFirstCertificate(text: Buffer): number | undefined {
-  const latin1 = text.toString('latin1');
+/** Where the line after the first certificate block's END line from `from` on begins. */
+function endOfFirstCertificate(latin1: string, from: number): number | undefined {
+  CERT_BEGIN.lastIndex = from;
   const begin = CERT_BEGIN.exec(latin1);
   if (!begin) return undefined;
   const endLine = latin1.indexOf('\n-----END ', begin.index);
   if (endLine === -1) return undefined;
   const newline = latin1.indexOf('\n', endLine + 1);
-  return newline === -1 ? text.length : newline + 1;
+  return newline === -1 ? latin1.length : newline + 1;
 }
 
 function sameCertificate(block: Buffer, cert: X509Certificate, X509: typeof X509Certificate) {
@@ -149,7 +152,7 @@ export async function restartForExtraCaCerts(argv: readonly string[]): Promise<v
     reason: scan.failure,
     kept: scan.kept,
   });
-  const copy = privateCopy(scan.loadable);
+  const copy = privateCopy(scan.loadable, (await import('node:os')).tmpdir());
   await execve(argv, { ...process.env, NODE_EXTRA_CA_CERTS: copy, [ORIGINAL]: file });
   // Not restarted: the copy goes, and the run goes on with Node's own line.
   rmSync(dirname(copy), { recursive: true, force: true });
@@ -174,8 +177,8 @@ async function readAndScan(file: string): Promise<ExtraCaScan | undefined> {
 }
 
 /** The certificates in a file only this user can read, in a folder of its own. */
-function privateCopy(certificates: Buffer): string {
-  const folder = mkdtempSync(join(tmpdir(), COPY_PREFIX));
+function privateCopy(certificates: Buffer, tmp: string): string {
+  const folder = mkdtempSync(join(tmp, COPY_PREFIX));
   const copy = join(folder, 'ca.pem');
   writeFileSync(copy, certificates, { mode: 0o600, flag: 'wx' });
   return copy;
@@ -214,6 +217,7 @@ async function settleExtraCaCopy(copy: string): Promise<void> {
   process.env.NODE_EXTRA_CA_CERTS = original;
   const folder = dirname(copy);
   // Only a copy pets made: the variable alone must not make pets delete a file.
+  const { tmpdir } = await import('node:os');
   if (dirname(folder) !== tmpdir() || !basename(folder).startsWith(COPY_PREFIX)) return;
   const { getCACertificates } = await import('node:tls');
   getCACertificates('extra');
