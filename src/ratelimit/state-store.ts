@@ -58,10 +58,6 @@ export function stateName(origin: string, keyFingerprint: string): string {
   return hash('sha256', `${origin}\n${keyFingerprint}`, 'hex').slice(0, 16);
 }
 
-function finite(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
 /**
  * The state as stored, in a file or a shared store: one line of JSON. Version 3: every moment
  * is on the server's clock (policy.ts), no longer the writer's.
@@ -79,92 +75,93 @@ export function decodeState(text: string): GateState {
   }
 }
 
-const unplaced = (claim: Record<string, unknown> | null | undefined) =>
-  claim?.unplaced === true ? { unplaced: true as const } : {};
-
 /** Reads back only what is well formed; a missing or corrupt file is an empty state. */
 function revive(raw: unknown): GateState {
   if (typeof raw !== 'object' || raw === null) return EMPTY_STATE;
-  const saved = raw as Record<string, unknown>;
-  const state: GateState = {};
-  const refusals = saved.refusals as Record<string, unknown> | undefined;
-  const count = finite(refusals?.count);
-  const sinceMs = finite(refusals?.sinceMs);
-  const lastWaitMs = finite(refusals?.lastWaitMs);
-  const refusalsEnded = finite(refusals?.ended);
-  const status = refusals?.status === 503 ? 503 : 429;
-  if (
-    count !== undefined &&
-    sinceMs !== undefined &&
-    lastWaitMs !== undefined &&
-    refusalsEnded !== undefined
-  ) {
-    state.refusals = { count, sinceMs, lastWaitMs, status, ended: refusalsEnded };
+  const state: Record<string, unknown> = {};
+  for (const [name, read] of Object.entries(FIELDS)) {
+    const value = read((raw as Record<string, unknown>)[name]);
+    if (value !== undefined) state[name] = value;
   }
-  const limitSeenAtMs = finite(saved.limitSeenAtMs);
-  if (limitSeenAtMs !== undefined) state.limitSeenAtMs = limitSeenAtMs;
-  const cooldownUntilMs = finite(saved.cooldownUntilMs);
-  if (cooldownUntilMs !== undefined) state.cooldownUntilMs = cooldownUntilMs;
-  if (typeof saved.cooldownCode === 'string') state.cooldownCode = saved.cooldownCode;
-  const quota = saved.quota as Record<string, unknown> | undefined;
-  const limit = finite(quota?.limit);
-  const remaining = finite(quota?.remaining);
-  const resetAtMs = finite(quota?.resetAtMs);
-  if (limit !== undefined && remaining !== undefined && resetAtMs !== undefined) {
-    state.quota = { limit, remaining, resetAtMs };
+  return state as GateState;
+}
+
+/**
+ * How each field of the state is read back, in the order revive has always given them (a
+ * shared store compares the text): undefined drops a field that is missing or malformed. Every field is named, so that one added to
+ * GateState cannot be lost silently on its way through a store.
+ */
+const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | undefined } = {
+  refusals: (value) => {
+    const read = numbers(value, 'count', 'sinceMs', 'lastWaitMs', 'ended');
+    if (!read) return undefined;
+    const { ended, ...rest } = read;
+    return { ...rest, status: (value as { status?: unknown }).status === 503 ? 503 : 429, ended };
+  },
+  limitSeenAtMs: finite,
+  cooldownUntilMs: finite,
+  cooldownCode: (value) => (typeof value === 'string' ? value : undefined),
+  quota: (value) => numbers(value, 'limit', 'remaining', 'resetAtMs'),
+  probe: (value) => {
+    const id = (value as { id?: unknown } | null)?.id;
+    const read = numbers(value, 'untilMs');
+    return typeof id === 'string' && read ? { id, ...read, ...flag(value, 'unplaced') } : undefined;
+  },
+  // Kept when saved as an object, even with no claim left in it.
+  inFlight: (value) =>
+    entriesOf(value, (claim) => {
+      const read = numbers(claim, 'untilMs', 'ended');
+      return read && { ...read, ...flag(claim, 'unplaced') };
+    }) ?? (typeof value === 'object' && value !== null ? {} : undefined),
+  demand: (value) =>
+    entriesOf(value, (said) => {
+      const read = numbers(said, 'count', 'untilMs');
+      return read && { ...read, ...flag(said, 'short') };
+    }),
+  spread: (value) => numbers(value, 'resetAtMs', 'fromMs', 'remaining'),
+  crowdedUntilMs: finite,
+  shortSeenAtMs: finite,
+  ended: finite,
+  unlimited: (value) => (value === true ? true : undefined),
+  seenServerMs: finite,
+  seenAtLocalMs: finite,
+  leases: (value) => entriesOf(value, finite),
+};
+
+function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** The fields `names` of `value`, when each is a finite number; else undefined. */
+function numbers<K extends string>(value: unknown, ...names: K[]): Record<K, number> | undefined {
+  const read = {} as Record<K, number>;
+  for (const name of names) {
+    const number = finite((value as Record<string, unknown> | null)?.[name]);
+    if (number === undefined) return undefined;
+    read[name] = number;
   }
-  const probe = saved.probe as Record<string, unknown> | undefined;
-  const probeUntil = finite(probe?.untilMs);
-  if (typeof probe?.id === 'string' && probeUntil !== undefined) {
-    state.probe = { id: probe.id, untilMs: probeUntil, ...unplaced(probe) };
+  return read;
+}
+
+/** `{ [name]: true }` when `value` has it set, else nothing: a flag is stored only when set. */
+function flag<K extends string>(value: unknown, name: K): Partial<Record<K, true>> {
+  return (value as Record<string, unknown> | null)?.[name] === true
+    ? ({ [name]: true } as Record<K, true>)
+    : {};
+}
+
+/** The entries of a record that read well formed, or undefined when none does. */
+function entriesOf<T>(
+  value: unknown,
+  read: (entry: unknown) => T | undefined,
+): Record<string, T> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  let kept: Record<string, T> | undefined;
+  for (const [key, entry] of Object.entries(value)) {
+    const readEntry = read(entry);
+    if (readEntry !== undefined) kept = { ...kept, [key]: readEntry };
   }
-  if (typeof saved.inFlight === 'object' && saved.inFlight !== null) {
-    state.inFlight = {};
-    for (const [id, claim] of Object.entries(saved.inFlight as Record<string, unknown>)) {
-      const fields = claim as Record<string, unknown> | null;
-      const untilMs = finite(fields?.untilMs);
-      const ended = finite(fields?.ended);
-      if (untilMs !== undefined && ended !== undefined) {
-        state.inFlight[id] = { untilMs, ended, ...unplaced(fields) };
-      }
-    }
-  }
-  if (typeof saved.demand === 'object' && saved.demand !== null) {
-    for (const [owner, said] of Object.entries(saved.demand as Record<string, unknown>)) {
-      const fields = said as Record<string, unknown> | null;
-      const count = finite(fields?.count);
-      const untilMs = finite(fields?.untilMs);
-      if (count !== undefined && untilMs !== undefined) {
-        const short = fields?.short === true ? { short: true } : {};
-        state.demand = { ...state.demand, [owner]: { count, untilMs, ...short } };
-      }
-    }
-  }
-  const spread = saved.spread as Record<string, unknown> | undefined;
-  const spreadReset = finite(spread?.resetAtMs);
-  const spreadFrom = finite(spread?.fromMs);
-  const spreadRemaining = finite(spread?.remaining);
-  if (spreadReset !== undefined && spreadFrom !== undefined && spreadRemaining !== undefined) {
-    state.spread = { resetAtMs: spreadReset, fromMs: spreadFrom, remaining: spreadRemaining };
-  }
-  const crowdedUntilMs = finite(saved.crowdedUntilMs);
-  if (crowdedUntilMs !== undefined) state.crowdedUntilMs = crowdedUntilMs;
-  const shortSeenAtMs = finite(saved.shortSeenAtMs);
-  if (shortSeenAtMs !== undefined) state.shortSeenAtMs = shortSeenAtMs;
-  const ended = finite(saved.ended);
-  if (ended !== undefined) state.ended = ended;
-  if (saved.unlimited === true) state.unlimited = true;
-  const seenServerMs = finite(saved.seenServerMs);
-  if (seenServerMs !== undefined) state.seenServerMs = seenServerMs;
-  const seenAtLocalMs = finite(saved.seenAtLocalMs);
-  if (seenAtLocalMs !== undefined) state.seenAtLocalMs = seenAtLocalMs;
-  if (typeof saved.leases === 'object' && saved.leases !== null) {
-    for (const [owner, count] of Object.entries(saved.leases as Record<string, unknown>)) {
-      const renewals = finite(count);
-      if (renewals !== undefined) state.leases = { ...state.leases, [owner]: renewals };
-    }
-  }
-  return state;
+  return kept;
 }
 
 // A lock is held for one read and one write: a process that holds it longer than this is stuck.
