@@ -225,18 +225,16 @@ function takesMoreArguments(command: Command, operands: number): boolean {
   return argumentAt(command, operands) !== undefined;
 }
 
-/** The flags of the command, then those of the commands around it (the global options). */
+/**
+ * The flags of the command, then the global options its help lists: those that act for it
+ * (the program's help configuration filters them), since the others are refused there.
+ */
 function flagCandidates({ chain, used }: Position): Candidate[] {
   const seen = new Set<string>();
   const result: Candidate[] = [];
   const command = chain.at(-1) as Command;
-  const options = [
-    ...command.createHelp().visibleOptions(command),
-    ...chain
-      .slice(0, -1)
-      .reverse()
-      .flatMap((outer) => outer.options.filter((option) => !option.hidden)),
-  ];
+  const help = command.createHelp();
+  const options = [...help.visibleOptions(command), ...help.visibleGlobalOptions(command)];
   for (const option of options) {
     if (!option.variadic && wasGiven(option, chain, used)) continue;
     for (const flag of [option.long, option.short]) {

@@ -116,6 +116,15 @@ describe('flags', () => {
     expect(offered).not.toContain('--plan');
   });
 
+  it('offers only the global flags that act for the command: the others are refused there', () => {
+    const offered = values('profile list --');
+    expect(offered).toEqual(expect.arrayContaining(['--profile', '--json', '--jq', '--quiet']));
+    for (const refused of ['--timeout', '--max-wait', '--debug', '--no-input']) {
+      expect(offered).not.toContain(refused);
+    }
+    expect(values('completion --')).not.toContain('--json');
+  });
+
   it('offers the global flags before any command', () => {
     expect(values('--')).toEqual(expect.arrayContaining([...GLOBAL, '--version']));
     expect(values('--')).not.toContain('--status');
