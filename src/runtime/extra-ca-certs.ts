@@ -1,5 +1,15 @@
 import type { X509Certificate } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { cacheDir } from '../config/paths.js';
 import { basename, dirname, join } from 'node:path';
 import { fdOutput } from './fd-output.js';
 
@@ -141,8 +151,9 @@ export async function restartForExtraCaCerts(argv: readonly string[]): Promise<v
     await execve(argv, env);
     return;
   }
+  if (scannedClean(file)) return;
   const scan = await readAndScan(file);
-  if (scan?.failure === undefined) return;
+  if (scan?.failure === undefined) return rememberClean(file);
   const message =
     `Node cannot load all of NODE_EXTRA_CA_CERTS ${file} (${scan.failure}): only the ` +
     `${scan.kept} certificate(s) before the fault are trusted. Fix the file, or unset ` +
@@ -163,6 +174,40 @@ function unreadableMessage(file: string, reason: string): string {
     `NODE_EXTRA_CA_CERTS names ${file}, which cannot be opened (${reason}), so no extra CA ` +
     'is trusted. Fix the path, or unset NODE_EXTRA_CA_CERTS.'
   );
+}
+
+// Scanning the system's bundle (150 CAs) costs a JSON run 13-80 ms, and NODE_EXTRA_CA_CERTS
+// names the same unchanged file run after run: a file found clean is known by its identity,
+// size and times, in the cache folder. Whoever could plant an entry gains only Node's own line.
+const CLEAN_ENTRY = 'extra-ca-clean';
+
+function identity(file: string): string | undefined {
+  try {
+    const { dev, ino, size, mtimeMs, ctimeMs } = statSync(file);
+    return `${file}\t${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}\n`;
+  } catch {
+    return undefined;
+  }
+}
+
+function scannedClean(file: string): boolean {
+  try {
+    return readFileSync(join(cacheDir(process.env), CLEAN_ENTRY), 'utf8') === identity(file);
+  } catch {
+    return false;
+  }
+}
+
+function rememberClean(file: string): void {
+  const known = identity(file);
+  if (known === undefined) return;
+  try {
+    const folder = cacheDir(process.env);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    writeFileSync(join(folder, CLEAN_ENTRY), known, { mode: 0o600 });
+  } catch {
+    // No cache folder (read-only home, say): the next run scans again.
+  }
 }
 
 /** node:crypto is loaded here only: a run without the variable pays for none of this. */

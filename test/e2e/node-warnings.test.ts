@@ -242,6 +242,28 @@ describe('a NODE_EXTRA_CA_CERTS file Node loads only in part, under --json', () 
     },
   );
 
+  it('a file found clean is not scanned again until it changes', async () => {
+    const dir = tempDir('pets-ca-file-');
+    const cache = tempDir('pets-ca-cache-');
+    const file = join(dir, 'ca.pem');
+    writeFileSync(file, loadable[0]![1]());
+    const env = apiEnv(
+      { baseUrl: server.baseUrl, key: sandbox.key },
+      { NODE_EXTRA_CA_CERTS: file, XDG_CACHE_HOME: cache },
+    );
+    const clean = await runBinary(['list', '--json'], env);
+    expect(clean.code).toBe(0);
+    const entry = readFileSync(join(cache, 'pets', 'extra-ca-clean'), 'utf8');
+    expect(entry.startsWith(`${file}\t`)).toBe(true);
+    // The same path, broken since: its size and times differ, so it is scanned again.
+    writeFileSync(file, partlyBroken[0]![1]());
+    const broken = await runBinary(['list', '--json'], env);
+    expect(broken.stderr).not.toContain('Ignoring extra certs');
+    expect(jsonLines(broken.stderr)[0]).toMatchObject({
+      warning: { code: 'extra_ca_partly_unreadable', kept: 1 },
+    });
+  });
+
   it('--jq: the restarted run answers, and leaves no copy behind', async () => {
     // --jq is a JSON run too: the same restart, and the copy removed (withCaFile checks).
     const run = await withCaFile(partlyBroken[0]![1](), ['--jq', '.[0].name']);
