@@ -168,8 +168,10 @@ export interface TmuxPane {
  */
 export function tmuxPane(dir: string, columns: number, script: string): TmuxPane {
   const socket = join(dir, 'tmux');
+  // The pane is a person's terminal: CI's own CI=1 would tell pets nobody can answer there.
+  const { CI: _ci, ...env } = process.env;
   const tmux = (...args: string[]) =>
-    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    execFileSync('tmux', ['-S', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env });
   tmux('new-session', '-d', '-s', 'pets', '-x', String(columns), '-y', '40', `sh '${script}'`);
   const screen = () => tmux('capture-pane', '-p', '-t', 'pets');
   const all = ['-p', '-t', 'pets', '-S', '-', '-E', '-'];
