@@ -127,7 +127,7 @@ describe('the global --profile on pets sandbox', () => {
     const result = await runBinary(['--profile', 'production', 'sandbox', '--port', '0'], own);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'error: --profile does not apply to pets sandbox, which uses no profile; nothing was sent',
+      'error: --profile does not apply to pets sandbox, which saves its profile under --save-profile; nothing was sent',
     );
     expect(result.stderr).toContain('use --save-profile production');
     const shown = await runBinary(['profile', 'show', 'production', '--json'], own);

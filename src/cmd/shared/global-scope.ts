@@ -67,8 +67,16 @@ export const GLOBAL_SCOPE: Readonly<Record<string, typeof HELP | readonly string
   help: HELP,
 };
 
-/** What a command has nothing for, said after its name: `pets profile list, which sends nothing`. */
+/**
+ * What a command has nothing for, said after its name: `pets profile list, which sends
+ * nothing`. `<command> <flag>` says it for one command, `<flag>` for the rest.
+ */
 const WHY: Record<string, string> = {
+  'profile set --profile': "which takes the profile's name as its argument",
+  'profile use --profile': "which takes the profile's name as its argument",
+  'profile remove --profile': "which takes the profile's name as its argument",
+  'sandbox --profile': 'which saves its profile under --save-profile',
+  'completion --json': 'which prints a shell script, not JSON',
   '--profile': 'which uses no profile',
   '--json': 'which prints no JSON',
   '--jq': 'which prints no JSON',
@@ -103,7 +111,7 @@ export function refuseInertGlobals(program: Command): void {
       if (!flag || acting.includes(flag)) continue;
       const attribute = option.attributeName();
       if (program.getOptionValueSource(attribute) !== 'cli') continue;
-      const why = WHY[flag] ?? 'where it does nothing';
+      const why = WHY[`${name} ${flag}`] ?? WHY[flag] ?? 'where it does nothing';
       const hint = (HINTS[`${name} ${flag}`] ?? HINTS[`* ${flag}`])?.(
         program.getOptionValue(attribute),
       );
