@@ -283,16 +283,17 @@ export function jsonTopic(): string {
     ({ kind, codes }) =>
       `  {"${kind}":{"code","message",…}}\n` +
       Object.entries(codes)
-        .map(([code, { fields, when }]) =>
-          wrap(
-            [
-              ...fields.map((field, i) => (i < fields.length - 1 ? `${field},` : `${field}:`)),
-              ...when.split(' '),
-            ],
-            ' '.repeat(24),
-            `    ${code.padEnd(20)}`,
-          ),
-        )
+        .map(([code, { fields, when }]) => {
+          const words = [
+            ...fields.map((field, i) => (i < fields.length - 1 ? `${field},` : `${field}:`)),
+            ...when.split(' '),
+          ];
+          const indent = ' '.repeat(24);
+          // A code wider than its column has a line of its own.
+          return code.length < 20
+            ? wrap(words, indent, `    ${code.padEnd(20)}`)
+            : `    ${code}\n${wrap(words, indent, indent)}`;
+        })
         .join('\n'),
   ).join('\n');
   return `JSON output, for scripts

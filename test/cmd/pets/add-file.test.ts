@@ -362,12 +362,14 @@ describe('pets get with many ids', () => {
 });
 
 describe('pets get with many ids, stopped early', () => {
-  it('gives every id its line, in order: not_sent for those never fetched', async () => {
+  it('gives every id its line, in order: refused for those sent, not_sent for the others', async () => {
     const fault = await startFaultServer();
     try {
       let served = 0;
+      const asked = new Set<number>();
       fault.handle((req, res) => {
         served++;
+        asked.add(Number(req.url.split('/').pop()));
         if (served <= 2) {
           const id = req.url.split('/').pop();
           sendJson(res, 200, `{"id":${id},"name":"P${id}","categoryId":1}`);
@@ -377,18 +379,23 @@ describe('pets get with many ids, stopped early', () => {
           });
         }
       });
-      const result = await runMain(['get', '1', '2', '3', '4', '5', '6', '--json'], {
+      // 20 ids: more than the workers, so some are never sent once the 429 stops the run.
+      const ids = Array.from({ length: 20 }, (_, i) => String(i + 1));
+      const result = await runMain(['get', ...ids, '--json'], {
         ...env,
         PETS_BASE_URL: fault.baseUrl,
         PETS_NO_DEPRECATION_WARNING: '1',
       });
       expect(result.code).toBe(5);
       const lines = ndjsonLines(result.stdout);
-      expect(lines.map((l) => l.line)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(lines.map((l) => l.line)).toEqual(ids.map(Number));
       expect(lines.filter((l) => 'pet' in l).map((l) => l.line)).toEqual([1, 2]);
+      // Line N is id N: one that left was refused (429), one that never left was not sent.
       for (const line of lines.slice(2)) {
-        expect(line).toMatchObject({ error: { code: 'not_sent' } });
+        const code = asked.has(line.line as number) ? 'rate_limited' : 'not_sent';
+        expect(line).toMatchObject({ error: { code } });
       }
+      expect(lines.slice(2).some((line) => !asked.has(line.line as number))).toBe(true);
     } finally {
       await fault.close();
     }
