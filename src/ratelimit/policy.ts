@@ -395,12 +395,21 @@ export function observeAnswer(
   );
   // The budget this state kept counted no one else: the server's word is the better one.
   if (window && next.quota) {
-    const claimEnded = state.inFlight?.[id]?.ended ?? state.ended ?? 0;
-    const out = Object.keys(next.inFlight ?? {}).length + (state.ended ?? 0) - claimEnded;
-    const left = Math.max(0, window.remaining - out);
+    const left = unsentOf(window, state, next, id);
     next.quota = { ...next.quota, remaining: Math.min(next.quota.remaining, left) };
   }
   return next;
+}
+
+/**
+ * What `window`'s Remaining, in the answer to request `id`, leaves to send: less the requests
+ * still out in `next` (the state once `id` is released) and those that ended while `id` was
+ * out, which may have reached the server after it.
+ */
+function unsentOf(window: ServerWindow, state: GateState, next: GateState, id: string): number {
+  const endedMeanwhile = (state.ended ?? 0) - (state.inFlight?.[id]?.ended ?? state.ended ?? 0);
+  const out = Object.keys(next.inFlight ?? {}).length + endedMeanwhile;
+  return Math.max(0, window.remaining - out);
 }
 
 /** Within this much of the known Reset, an answer's window is the known one. */
@@ -441,7 +450,6 @@ function learnAnswer(
   random: () => number,
 ): GateState {
   const claimEnded = state.inFlight?.[id]?.ended;
-  const endedMeanwhile = (state.ended ?? 0) - (claimEnded ?? state.ended ?? 0);
   const next = live(releaseSend(state, id), nowMs);
   const atLeast = answer.serverAtLeastMs;
   if (atLeast !== undefined && atLeast > (next.seenServerMs ?? Number.NEGATIVE_INFINITY)) {
@@ -449,7 +457,6 @@ function learnAnswer(
     if (answer.localMs === undefined) delete next.seenAtLocalMs;
     else next.seenAtLocalMs = answer.localMs;
   }
-  const inFlight = Object.keys(next.inFlight ?? {}).length;
   const refused = answer.status === 429 || answer.status === 503;
   const explained = explainedByQuota(next, answer, nowMs);
   // A refusal whose window says there is budget contradicts itself: its window tells nothing.
@@ -458,7 +465,7 @@ function learnAnswer(
   if (window) {
     delete next.unlimited;
     const known = next.quota;
-    const unsent = Math.max(0, window.remaining - inFlight - endedMeanwhile);
+    const unsent = unsentOf(window, state, next, id);
     next.quota = known
       ? {
           limit: window.limit,
