@@ -298,32 +298,9 @@ export class RateGate {
           this.unsend();
           throw new InterruptedError();
         }
-        if (beforeSend) {
-          // Let go: what must precede the send (a journal's intent, synced) is done now, not
-          // before the wait, so that a request that waited and never left did nothing.
-          const letGoAt = this.time.steadyNow();
-          const blocksAtGo = this.blocksLearnt;
-          const refusalsAtGo = this.keyRefusals;
-          await announce();
-          if (this.keyRefusals !== refusalsAtGo) await this.awaitStop(request, id);
-          // One stop for the whole run: a stop decided while the intent was written (a 429's
-          // cooldown past --max-wait, a 403, a lost store) sends nothing more.
-          const stop = this.stopFor(request, true);
-          if (stop) {
-            this.unsend();
-            await this.settle((state) => releaseSend(state, id));
-            throw stop;
-          }
-          // A go is good for the moment it was given: one that took long to act on (a slow
-          // disk) may now fall in another window, or past its claim; and one given before a
-          // block this process has learnt since (a 429 answered meanwhile) would leave into
-          // it. Ask again.
-          if (this.time.steadyNow() - letGoAt > STALE_GO_MS || this.blocksLearnt !== blocksAtGo) {
-            this.unsend();
-            await this.settle((state) => releaseSend(state, id));
-            attempt--;
-            continue;
-          }
+        if (beforeSend && !(await this.letGo(request, id, announce))) {
+          attempt--;
+          continue;
         }
         sentAt = this.time.steadyNow();
         this.onTheWire++;
@@ -336,48 +313,109 @@ export class RateGate {
         request.left?.();
       } catch (error) {
         if (onTheWire) this.onTheWire--;
-        // Not a byte left: it was not sent.
-        if (error instanceof NetworkError && !error.requestMayHaveArrived) this.unsend();
-        else if (onTheWire) request.left?.();
-        await this.settle((state) => releaseSend(state, id));
-        if (!(error instanceof NetworkError) || !error.worthRetrying) throw error;
-        networkFailures++;
-        const outcome = { kind: 'network', mayHaveArrived: error.requestMayHaveArrived } as const;
-        const attempts = networkAttempts(error.code);
-        const giveUp = error.afterAttempts(networkFailures);
-        if (retryDecision(request.method, outcome) !== 'retry' || networkFailures >= attempts)
-          throw giveUp;
-        const backoff = retryBackoffMs(networkFailures, this.options.random);
-        if (!this.fitsWaitBudget(backoff)) throw giveUp;
-        await this.retryPause(
-          backoff,
-          error.code.replace(/_/g, ' '),
-          attempt + 1,
-          attempts,
-          request,
-        );
+        networkFailures = await this.afterFailure(error, request, id, onTheWire, {
+          attempt,
+          networkFailures,
+        });
         continue;
       }
-
-      const decision = retryDecision(request.method, { kind: 'response', status: response.status });
-      await this.learn(id, request, response, sentAt);
-      if (decision === 'rate-limited') {
-        if (this.stoppedBy) throw this.stoppedBy;
-        if (attempt >= MAX_ATTEMPTS) throw this.stopWith(this.stillLimited(request, attempt));
-        continue; // the next reservation waits out the cooldown, or gives up
+      if ((await this.afterAnswer(request, id, response, sentAt, attempt)) === 'final') {
+        return response;
       }
-      if (decision === 'final' || attempt >= MAX_ATTEMPTS) return response;
-      const backoff = retryBackoffMs(attempt, this.options.random);
-      if (!this.fitsWaitBudget(backoff)) return response;
-      await this.retryPause(
-        backoff,
-        `retry after ${response.status}`,
-        attempt + 1,
-        MAX_ATTEMPTS,
-        request,
-      );
     }
   };
+
+  /**
+   * Lets go a request that must do something first (a journal's intent, synced): done now,
+   * not before the wait, so that a request that waited and never left did nothing. False if
+   * its go has gone stale meanwhile and it must ask again; throws the run's stop if one was
+   * decided meanwhile.
+   */
+  private async letGo(
+    request: HttpRequest,
+    id: string,
+    announce: () => Promise<void>,
+  ): Promise<boolean> {
+    const letGoAt = this.time.steadyNow();
+    const blocksAtGo = this.blocksLearnt;
+    const refusalsAtGo = this.keyRefusals;
+    await announce();
+    if (this.keyRefusals !== refusalsAtGo) await this.awaitStop(request, id);
+    // One stop for the whole run: a stop decided while the intent was written (a 429's
+    // cooldown past --max-wait, a 403, a lost store) sends nothing more.
+    const stop = this.stopFor(request, true);
+    if (stop) {
+      this.unsend();
+      await this.settle((state) => releaseSend(state, id));
+      throw stop;
+    }
+    // A go is good for the moment it was given: one that took long to act on (a slow
+    // disk) may now fall in another window, or past its claim; and one given before a
+    // block this process has learnt since (a 429 answered meanwhile) would leave into
+    // it. Ask again.
+    if (this.time.steadyNow() - letGoAt > STALE_GO_MS || this.blocksLearnt !== blocksAtGo) {
+      this.unsend();
+      await this.settle((state) => releaseSend(state, id));
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * A request that failed before it was answered (`wasOnTheWire` if it had left): rethrows
+   * what is not worth retrying, or waits a backoff and returns the network failures so far.
+   */
+  private async afterFailure(
+    error: unknown,
+    request: HttpRequest,
+    id: string,
+    wasOnTheWire: boolean,
+    tries: { attempt: number; networkFailures: number },
+  ): Promise<number> {
+    // Not a byte left: it was not sent.
+    if (error instanceof NetworkError && !error.requestMayHaveArrived) this.unsend();
+    else if (wasOnTheWire) request.left?.();
+    await this.settle((state) => releaseSend(state, id));
+    if (!(error instanceof NetworkError) || !error.worthRetrying) throw error;
+    const networkFailures = tries.networkFailures + 1;
+    const outcome = { kind: 'network', mayHaveArrived: error.requestMayHaveArrived } as const;
+    const attempts = networkAttempts(error.code);
+    const giveUp = error.afterAttempts(networkFailures);
+    if (retryDecision(request.method, outcome) !== 'retry' || networkFailures >= attempts)
+      throw giveUp;
+    const backoff = retryBackoffMs(networkFailures, this.options.random);
+    if (!this.fitsWaitBudget(backoff)) throw giveUp;
+    const reason = error.code.replace(/_/g, ' ');
+    await this.retryPause(backoff, reason, tries.attempt + 1, attempts, request);
+    return networkFailures;
+  }
+
+  /**
+   * Learns from an answer, then says whether it is the request's last ('final'), or whether
+   * the request goes again ('again'), after a backoff if need be. Throws the stop of a 429
+   * that ends the run.
+   */
+  private async afterAnswer(
+    request: HttpRequest,
+    id: string,
+    response: HttpResponse,
+    sentAt: number,
+    attempt: number,
+  ): Promise<'final' | 'again'> {
+    const decision = retryDecision(request.method, { kind: 'response', status: response.status });
+    await this.learn(id, request, response, sentAt);
+    if (decision === 'rate-limited') {
+      if (this.stoppedBy) throw this.stoppedBy;
+      if (attempt >= MAX_ATTEMPTS) throw this.stopWith(this.stillLimited(request, attempt));
+      return 'again'; // the next reservation waits out the cooldown, or gives up
+    }
+    if (decision === 'final' || attempt >= MAX_ATTEMPTS) return 'final';
+    const backoff = retryBackoffMs(attempt, this.options.random);
+    if (!this.fitsWaitBudget(backoff)) return 'final';
+    const reason = `retry after ${response.status}`;
+    await this.retryPause(backoff, reason, attempt + 1, MAX_ATTEMPTS, request);
+    return 'again';
+  }
 
   private async retryPause(
     ms: number,
