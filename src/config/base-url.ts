@@ -30,12 +30,8 @@ export function checkBaseUrl(
     new UsageError(`${origin}: ${why}`, {
       hint: "Give the API's address ending in /v1, e.g. https://api.example.com/v1.",
     });
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw refuse('is not a URL');
-  }
+  const url = URL.parse(text);
+  if (!url) throw refuse('is not a URL');
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
     throw refuse(
       url.protocol !== 'http:'
@@ -65,11 +61,7 @@ function withV1(href: string): string {
 
 /** The host (and port) people know a base URL by; the text itself when it is no URL. */
 export function hostOf(baseUrl: string): string {
-  try {
-    return new URL(baseUrl).host;
-  } catch {
-    return baseUrl;
-  }
+  return URL.parse(baseUrl)?.host ?? baseUrl;
 }
 
 /**

@@ -29,12 +29,8 @@ export function checkRateStore(
       code: 'bad_rate_store',
       hint: `Give it as ${EXAMPLE}.`,
     });
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw refuse('is not a URL');
-  }
+  const url = URL.parse(text);
+  if (!url) throw refuse('is not a URL');
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
     throw refuse(`is a ${url.protocol.replace(/:$/, '')} URL, not a Redis one`);
   }
@@ -44,11 +40,10 @@ export function checkRateStore(
     throw refuse('has a path that is not a database number (/0, /1, …)');
   }
   const password = urlPassword(text);
-  const shown = new URL(url.href);
-  shown.password = '';
+  url.password = '';
   return {
     url: text,
-    shown: shown.href.replace(/\/$/, ''),
+    shown: url.href.replace(/\/$/, ''),
     ...(password ? { password } : {}),
     source,
   };
@@ -59,9 +54,8 @@ export function checkRateStore(
  * to redact like the key.
  */
 export function urlPassword(text: string | undefined): string | undefined {
-  if (!text) return undefined;
+  const password = text ? URL.parse(text)?.password : undefined;
   try {
-    const password = new URL(text).password;
     return password ? decodeURIComponent(password) : undefined;
   } catch {
     return undefined;

@@ -70,13 +70,9 @@ function proxyOf(env: Env, names: readonly string[]): Proxy | undefined {
   if (!found) return undefined;
   const { name, value } = found;
   const hint = `Set ${name} to a URL such as http://proxy.example:3128, or unset it.`;
-  let url: URL;
-  try {
-    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`);
-  } catch {
-    // The value may hold credentials: it is not repeated.
-    throw new UsageError(`${name} is not a proxy URL`, { hint, code: 'proxy_invalid' });
-  }
+  const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`);
+  // The value may hold credentials: it is not repeated.
+  if (!url) throw new UsageError(`${name} is not a proxy URL`, { hint, code: 'proxy_invalid' });
   const shownScheme = `${url.protocol}//${url.host}`;
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(

@@ -29,14 +29,9 @@ export function probeSandbox(
   key: string,
   timeoutMs = 1_500,
 ): Promise<SandboxLiveness> {
-  let url: URL;
-  try {
-    url = new URL(IDENTITY_PATH, baseUrl);
-  } catch {
-    return Promise.resolve('gone');
-  }
+  const url = URL.parse(IDENTITY_PATH, baseUrl);
   // A sandbox serves plain http; a profile on https is some other server.
-  if (url.protocol !== 'http:') return Promise.resolve('gone');
+  if (url?.protocol !== 'http:') return Promise.resolve('gone');
   const nonce = randomBytes(16).toString('hex');
   url.searchParams.set('nonce', nonce);
   const expected = Buffer.from(identityProof(key, nonce) as string);
