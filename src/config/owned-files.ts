@@ -11,7 +11,7 @@ import {
   type Stats,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { FolderWriteError, UsageError } from '../core/errors.js';
+import { codeOf, FolderWriteError, UsageError } from '../core/errors.js';
 
 // The config holds keys and the addresses they are sent to. A folder or file that another
 // user owns, or can write, may have been planted: its base URL would take the key elsewhere,
@@ -58,7 +58,7 @@ export function readOwnedFile(path: string, what = 'the config file'): OwnedFile
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = codeOf(error);
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP') {
       throw refused(`${what} ${path} is a symbolic link, which pets does not follow`, {
@@ -124,7 +124,7 @@ const WRITE_FAILURES: Record<string, string> = {
  * the folder caused it (read-only, not writable, full); else `error` itself.
  */
 export function folderWriteError(error: unknown, folder: string, what: string): unknown {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const code = codeOf(error);
   const reason = code === undefined ? undefined : WRITE_FAILURES[code];
   if (reason === undefined) return error;
   const hint =

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Conf } from './conf.js';
-import { ConfigFileError, FolderWriteError, UsageError } from '../core/errors.js';
+import { codeOf, ConfigFileError, FolderWriteError, UsageError } from '../core/errors.js';
 import { checkConfigFolder, folderWriteError, makeFolder, readOwnedFile } from './owned-files.js';
 
 export interface Profile {
@@ -142,7 +142,7 @@ class FileConfigStore implements ConfigStore {
       const unwritable = folderWriteError(error, this.dir, FOLDER);
       if (unwritable !== error) throw unwritable;
       // conf's parse errors quote the file, keys included: say only what failed.
-      const code = (error as NodeJS.ErrnoException | null)?.code;
+      const code = codeOf(error);
       throw new ConfigFileError(this.path, `cannot be written${code ? ` (${code})` : ''}`);
     }
   }

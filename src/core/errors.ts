@@ -3,6 +3,12 @@
 
 import { STOP_SIGNALS, type StopSignal } from './stop-signals.js';
 
+/** The code Node or undici gives an error (ENOENT, UND_ERR_SOCKET, …), if it has one. */
+export function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 export interface ErrorDetails {
   hint?: string;
   /** The HTTP status, when the server answered. */
@@ -106,7 +112,6 @@ export class RateLimitError extends PetsError {
   }
 }
 
-/** Exit 6: no response: refused, reset, timed out. */
 const FINAL_NETWORK_CODES = new Set([
   'timeout',
   'certificate_untrusted',
@@ -116,6 +121,7 @@ const FINAL_NETWORK_CODES = new Set([
   'proxy_tls_failed',
 ]);
 
+/** Exit 6: no response: refused, reset, timed out. */
 export class NetworkError extends PetsError {
   readonly exitCode = 6;
   /** False only when the connection was never made, so not a byte of the request left. */
@@ -182,10 +188,9 @@ export class JournalError extends PetsError {
   readonly exitCode = 1;
 
   constructor(path: string, cause: unknown) {
-    const code = (cause as NodeJS.ErrnoException | null)?.code ?? 'error';
     super(
       'journal_write_failed',
-      `the journal ${path} could not be written (${code}), so the batch stopped: no record is sent before its journal entry is written`,
+      `the journal ${path} could not be written (${codeOf(cause) ?? 'error'}), so the batch stopped: no record is sent before its journal entry is written`,
       {
         hint: 'Free some space, then run the same command again: it resumes from the journal.',
         cause,

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { Agent, request } from './undici.js';
 import { createProxyAgents } from './proxy-agents.js';
-import { InterruptedError, NetworkError, ServerError } from '../core/errors.js';
+import { codeOf, InterruptedError, NetworkError, ServerError } from '../core/errors.js';
 import { hostOf } from '../config/base-url.js';
 import { proxyFor, type Proxy, type ProxySettings } from './proxy-env.js';
 import type { HttpRequest, HttpResponse, HttpSender } from './types.js';
@@ -92,8 +92,8 @@ export function createTransport(options: TransportOptions): Transport {
     } catch (error) {
       if (req.signal?.aborted) throw new InterruptedError(true);
       if (error instanceof ServerError) throw error;
-      const code = (error as { code?: unknown } | null)?.code;
-      const timedOut = deadline.signal.aborted || (typeof code === 'string' && TIMEOUTS.has(code));
+      const code = codeOf(error);
+      const timedOut = deadline.signal.aborted || (code !== undefined && TIMEOUTS.has(code));
       throw (
         (proxy &&
           proxyError(req, error, proxy, {
@@ -189,14 +189,14 @@ function networkError(
   timedOut: boolean,
   timeoutMs: number,
 ): NetworkError {
-  const code = (error as { code?: unknown } | null)?.code;
-  const problem = typeof code === 'string' ? certificateProblem(code, req.url) : undefined;
+  const code = codeOf(error);
+  const problem = code && certificateProblem(code, req.url);
   if (problem) {
     // Final: trying again meets the same certificate. The handshake failed before the request
     // was written.
     return neverArrived(req, error)(
       'certificate_untrusted',
-      `the server's certificate is not trusted: ${problem} (${code as string})`,
+      `the server's certificate is not trusted: ${problem} (${code})`,
       'If the server uses a company CA, trust it with NODE_EXTRA_CA_CERTS=/path/to/ca.pem ' +
         "(or NODE_USE_SYSTEM_CA=1, where it is in the system's store); " +
         'otherwise check the base URL (`pets profile show`).',
@@ -204,12 +204,8 @@ function networkError(
   }
   const reason = timedOut
     ? `no response within ${timeoutMs / 1000} s`
-    : typeof code === 'string'
-      ? code
-      : error instanceof Error
-        ? error.message
-        : 'unknown network error';
-  const neverConnected = typeof code === 'string' && NEVER_CONNECTED.has(code);
+    : (code ?? (error instanceof Error ? error.message : 'unknown network error'));
+  const neverConnected = code !== undefined && NEVER_CONNECTED.has(code);
   const refused = code === 'ECONNREFUSED';
   if (!timedOut && (code === 'ENOTFOUND' || code === 'EAI_AGAIN')) {
     const host = new URL(req.url).hostname;
@@ -258,7 +254,7 @@ function proxyError(
   proxy: Proxy,
   { timedOut, timeoutMs, atProxy }: { timedOut: boolean; timeoutMs: number; atProxy: boolean },
 ): NetworkError | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   const named = proxyNamed(proxy);
   const status = proxyAnswerStatus(error);
   if (status) return proxyAnswered(req, error, proxy, status);
@@ -278,7 +274,7 @@ function proxyError(
   }
   const tls = (atProxy || code === 'UND_ERR_PRX_TLS') && proxyTlsError(req, error, proxy);
   if (tls) return tls;
-  if (timedOut || typeof code !== 'string' || !NEVER_CONNECTED.has(code)) return undefined;
+  if (timedOut || code === undefined || !NEVER_CONNECTED.has(code)) return undefined;
   return neverArrived(req, error)(
     'proxy_unreachable',
     `could not reach ${named}: ${code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'its name does not resolve' : 'no connection'} (${code})`,
@@ -323,14 +319,11 @@ function proxyAnswered(req: HttpRequest, error: unknown, proxy: Proxy, status: s
  * not speak TLS at all (an http:// proxy named as https://). Undefined for any other failure.
  */
 function proxyTlsError(req: HttpRequest, error: unknown, proxy: Proxy): NetworkError | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = codeOf(error);
   // undici wraps some failed handshakes with an https:// proxy as UND_ERR_PRX_TLS; the cause
   // says why.
-  const tlsCode =
-    code === 'UND_ERR_PRX_TLS'
-      ? ((error as { cause?: { code?: unknown } }).cause?.code ?? code)
-      : code;
-  if (!proxy.shown.startsWith('https:') || typeof tlsCode !== 'string') return undefined;
+  const tlsCode = code === 'UND_ERR_PRX_TLS' ? (codeOf((error as Error).cause) ?? code) : code;
+  if (!proxy.shown.startsWith('https:') || tlsCode === undefined) return undefined;
   const problem = certificateProblem(tlsCode, proxy.shown);
   if (!problem && !/^ERR_SSL_|^ERR_TLS_|^EPROTO$|^UND_ERR_PRX_TLS$/.test(tlsCode)) return undefined;
   return neverArrived(req, error)(

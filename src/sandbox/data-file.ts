@@ -9,6 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { INT64_MAX, INT64_MIN, toInt64, type Pet } from '../api/contract.js';
+import { codeOf } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
 import { validateNewPet } from './new-pet-validation.js';
 import type { StoreSnapshot } from './pet-store.js';
@@ -26,11 +27,6 @@ export class DataFileError extends Error {
     super(`sandbox data file ${path} ${problem}`, options);
     this.name = 'DataFileError';
   }
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'an unknown error';
 }
 
 // nextId may be one past INT64_MAX once every id is used.
@@ -82,8 +78,9 @@ export function readDataFile(path: string): StoreSnapshot | undefined {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') return undefined;
-    throw new DataFileError(path, `cannot be read (${errorCode(error)})`, { cause: error });
+    const code = codeOf(error) ?? 'an unknown error';
+    if (code === 'ENOENT') return undefined;
+    throw new DataFileError(path, `cannot be read (${code})`, { cause: error });
   }
   const snapshot = parseSnapshot(text);
   if (typeof snapshot === 'string') throw new DataFileError(path, snapshot);
@@ -109,6 +106,7 @@ export function writeDataFile(path: string, snapshot: StoreSnapshot): void {
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
-    throw new DataFileError(path, `cannot be written (${errorCode(error)})`, { cause: error });
+    const code = codeOf(error) ?? 'an unknown error';
+    throw new DataFileError(path, `cannot be written (${code})`, { cause: error });
   }
 }
