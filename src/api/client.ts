@@ -7,7 +7,13 @@ import {
   ServerError,
 } from '../core/errors.js';
 import { redact } from '../core/redact.js';
-import { headerValue, type HttpMethod, type HttpResponse, type HttpSender } from '../http/types.js';
+import {
+  headerValue,
+  type HttpMethod,
+  type HttpRequest,
+  type HttpResponse,
+  type HttpSender,
+} from '../http/types.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
 import type { ApiTarget } from '../config/resolve-target.js';
 import type { NewPet, Pet, PetStatus } from './contract.js';
@@ -23,18 +29,11 @@ export interface PetsApiOptions {
   userAgent: string;
 }
 
-/** How a call can be stopped: `signal` cancels it outright; `stopSending` only keeps it from
- * being sent (a batch stopping on Ctrl-C lets requests already on the wire finish). */
-export interface CallOptions {
-  signal?: AbortSignal;
-  stopSending?: AbortSignal;
-  /** The run has stopped: nothing more is let go or retried (see HttpRequest). */
-  halted?: AbortSignal;
-  /** Runs when the request is let go, just before it is sent (see HttpRequest). */
-  beforeSend?: () => Promise<void>;
-  /** Called each time the request leaves, or may have (see HttpRequest). */
-  left?: () => void;
-}
+/** How a call can be stopped, and what it runs as it goes: as its HttpRequest's. */
+export type CallOptions = Pick<
+  HttpRequest,
+  'signal' | 'stopSending' | 'halted' | 'beforeSend' | 'left'
+>;
 
 export interface ListQuery {
   limit?: number;
@@ -127,17 +126,7 @@ export class PetsApi {
     if (body !== undefined && !('content-type' in headers)) {
       headers['content-type'] = 'application/json';
     }
-    return this.options.send({
-      method,
-      url,
-      headers,
-      body,
-      signal: options.signal,
-      stopSending: options.stopSending,
-      beforeSend: options.beforeSend,
-      halted: options.halted,
-      left: options.left,
-    });
+    return this.options.send({ ...options, method, url, headers, body });
   }
 
   /** The error a non-2xx answer means, as every command reports it. */
@@ -264,12 +253,12 @@ export class PetsApi {
   }
 }
 
-/** Joins a base URL that may or may not end in a slash with an absolute API path. */
 /** The request that creates `pet`: what createPet sends, and what `add --dry-run` shows. */
 export function createPetRequest(pet: NewPet): { method: 'POST'; path: string; body: NewPet } {
   return { method: 'POST', path: '/pets', body: pet };
 }
 
+/** Joins a base URL that may or may not end in a slash with an absolute API path. */
 export function joinUrl(baseUrl: string, path: string): string {
   return baseUrl.replace(/\/+$/, '') + path;
 }

@@ -46,23 +46,18 @@ export function readPets(value: JsonValue): Pet[] {
   return value.map((item, index) => readPet(item, `$[${index}]`));
 }
 
-/** The Error body, or undefined when the server sent something else. */
-export function readErrorBody(value: JsonValue): ApiErrorBody | undefined {
-  if (!isObject(value)) return undefined;
-  const { code, message, status } = value;
-  if (typeof code !== 'string' || typeof message !== 'string' || typeof status !== 'number') {
-    return undefined;
-  }
-  return { code, message, status };
-}
-
 /** The Error body in a response's text, or undefined when it is not JSON or not one. */
-export function parseErrorBody(text: string) {
+export function parseErrorBody(text: string): ApiErrorBody | undefined {
   let body: JsonValue;
   try {
     body = parseJson(text);
   } catch {
     return undefined;
   }
-  return readErrorBody(body);
+  if (!isObject(body)) return undefined;
+  const { code, message, status } = body;
+  if (typeof code !== 'string' || typeof message !== 'string' || typeof status !== 'number') {
+    return undefined;
+  }
+  return { code, message, status };
 }
