@@ -91,6 +91,23 @@ function cycles(edges: Map<string, string[]>): string[][] {
   return found;
 }
 
+/**
+ * What no file of cmd/ may do: reach the run's deps or streams around the two doors, or write
+ * to a stream. Writing to stderr goes through the terminal's notices (`terminal.stderr`),
+ * which are no stream: text for a person, or JSON lines under --json.
+ */
+const AROUND_THE_DOORS =
+  /session\.deps|deps\.io|process\.std(?:out|err|in)\b|(?<!terminal\.stderr)\.write\(/;
+
+/** Each line of a cmd/ file that goes around the doors, as "cmd/x.ts:12: the line". */
+function aroundTheDoors(file: string, text: string): string[] {
+  return text
+    .split('\n')
+    .flatMap((line, i) =>
+      AROUND_THE_DOORS.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [],
+    );
+}
+
 describe('the layout of src/', () => {
   it('reads every file it checks', () => {
     expect(graph.size).toBeGreaterThan(100);
@@ -124,6 +141,28 @@ describe('the layout of src/', () => {
           .map((target) => `${file} -> ${target}`),
       );
     expect(upward).toEqual([]);
+  });
+
+  it('has no file in cmd/ that reaches a stream or the deps but through the two doors', () => {
+    const found = sourceFiles(join(SRC, 'cmd')).flatMap((file) =>
+      aroundTheDoors(relative(SRC, file), readFileSync(file, 'utf8')),
+    );
+    expect(found).toEqual([]);
+  });
+
+  it('finds each way around the doors when one is planted', () => {
+    const planted = [
+      'session.deps.clock.now()',
+      'const { io } = deps.io;',
+      'process.stdout.columns',
+      'process.stdin.isTTY',
+      'io.stderr.write(text)',
+      'output.write(`${line}\\n`)',
+    ];
+    for (const line of planted) expect(aroundTheDoors('cmd/x.ts', line)).toHaveLength(1);
+    expect(aroundTheDoors('cmd/x.ts', "session.terminal.stderr.write('notice', notice)")).toEqual(
+      [],
+    );
   });
 
   it('has no cycle between files', () => {

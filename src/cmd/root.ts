@@ -22,6 +22,7 @@ import {
 } from './shared/global-scope.js';
 import { checkJqBeforeActions } from './shared/json-output.js';
 import { Session, type GlobalOptions, type SessionSource } from './shared/session.js';
+import { helpOutput } from '../terminal/help-output.js';
 
 /** Holds the session of this run, made on first use once commander has parsed the options. */
 export interface RunState {
@@ -52,22 +53,7 @@ export function buildProgram(deps: Deps, state: RunState): Command {
     .configureHelp({ showGlobalOptions: true, formatHelp, visibleGlobalOptions })
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({
-      writeOut: (text) => deps.io.stdout.write(text),
-      // Usage shown for a missing command; under --json, main reports it as a JSON error.
-      writeErr: (text) => {
-        if (!jsonOutput(program.opts<GlobalOptions>())) deps.io.stderr.write(text);
-      },
-      // main prints usage errors itself, in text or JSON, with the exit code of the contract.
-      outputError: () => {},
-      // Asked of our io: commander would build process.stdout (loading Node's streams) just
-      // to learn that output is not a terminal, and then use 80 columns, as here. pets's help
-      // has no colour to keep.
-      getOutHelpWidth: () => (deps.io.stdoutIsTTY ? process.stdout.columns : 80),
-      getErrHelpWidth: () => (deps.io.stderrIsTTY ? process.stderr.columns : 80),
-      getOutHasColors: () => false,
-      getErrHasColors: () => false,
-    });
+    .configureOutput(helpOutput(deps, () => jsonOutput(program.opts<GlobalOptions>())));
 
   const getSession: SessionSource = () => {
     state.session ??= new Session(deps, program.opts<GlobalOptions>());

@@ -55,7 +55,7 @@ function redactingIo(io: Io, secrets: Secrets): Io {
  */
 export class Terminal {
   /** The streams, stdout and stderr redacting every secret of the run. */
-  readonly io: Io;
+  private readonly io: Io;
   /** Everything for stderr goes through here: text for a person, JSON lines under --json. */
   readonly stderr: StderrNotices;
   /** The compiled --jq filter, once `loadJq` has run. */
@@ -65,15 +65,19 @@ export class Terminal {
   /** The run's stop (Ctrl-C, SIGTERM), which --jq checks before its filter holds the thread. */
   private stop?: AbortSignal;
 
+  private readonly env: Env;
+  /** The person's side of questions (deps.prompts); `prompts` styles them for this run. */
+  private readonly person: Prompter;
+
+  /** Made of the run's deps: its streams, its environment, and who answers questions. */
   constructor(
-    io: Io,
-    private readonly env: Env,
+    { io, env, prompts }: { io: Io; env: Env; prompts: Prompter },
     readonly options: TerminalOptions,
     secrets: Secrets,
-    /** The person's side of questions (deps.prompts); `prompts` styles them for this run. */
-    private readonly person: Prompter,
   ) {
     this.io = redactingIo(io, secrets);
+    this.env = env;
+    this.person = prompts;
     this.stderr = new StderrNotices(this.io.stderr, options.json);
   }
 
@@ -92,6 +96,19 @@ export class Terminal {
   /** Ends the run with the --jq filter's failure, if it had one. */
   finish(): void {
     if (this.jqFailure) throw this.jqFailure;
+  }
+
+  /** Stdin, for what a command reads from a pipe (ids, records, a key): made on first use. */
+  get stdin(): NodeJS.ReadableStream {
+    return this.io.stdin;
+  }
+
+  get stdinIsTTY(): boolean {
+    return this.io.stdinIsTTY;
+  }
+
+  get stdoutIsTTY(): boolean {
+    return this.io.stdoutIsTTY;
   }
 
   get mode(): OutputMode {

@@ -23,6 +23,6 @@ export function testTerminal(
   const secrets = new Secrets();
   for (const secret of settings.secrets ?? []) secrets.add(secret);
   const prompts = settings.prompts ?? noPerson();
-  const terminal = new Terminal(io, settings.env ?? {}, options, secrets, prompts);
+  const terminal = new Terminal({ io, env: settings.env ?? {}, prompts }, options, secrets);
   return { terminal, out: io.out, err: io.err };
 }

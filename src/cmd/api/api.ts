@@ -240,7 +240,7 @@ async function sendRequest(session: Session, path: string, options: ApiOptions):
       headers: options.header,
       input,
     },
-    { api, target, signal: session.deps.signal },
+    { api, target, signal: session.signal },
   );
   try {
     await printAnswer(session, result, target.apiKey, options.include === true);
@@ -302,7 +302,7 @@ function add<T>(parse: (arg: string) => T) {
 async function readInput(session: Session, file: string): Promise<string> {
   if (file === '-') {
     const { readStdin } = await import('../../terminal/read-stdin.js');
-    return readStdin(session.deps.io.stdin);
+    return readStdin(session.terminal.stdin);
   }
   const { readFile } = await import('node:fs/promises');
   try {
@@ -330,7 +330,7 @@ async function printAnswer(
   apiKey: string,
   include: boolean,
 ): Promise<void> {
-  const tty = session.deps.io.stdoutIsTTY;
+  const tty = session.terminal.stdoutIsTTY;
   // Before the terminal escape, which would show an invisible character between two of the
   // key's as text of its own; and before anything reformats the server's words (a terminal's
   // pretty-printing, a --jq filter), after which the key need not be in any form redaction

@@ -78,10 +78,10 @@ export async function checkKey(
 const MAX_KEY_INPUT_BYTES = 64 * 1024;
 
 async function readKey(session: Session, withKey: boolean): Promise<string> {
-  const { io } = session.deps;
+  const { terminal } = session;
   const firstLine = (text: string) => text.split(/\r?\n/)[0] ?? '';
-  if (withKey && !io.stdinIsTTY) {
-    return firstLine(await readStdin(io.stdin, MAX_KEY_INPUT_BYTES, session.deps.signal));
+  if (withKey && !terminal.stdinIsTTY) {
+    return firstLine(await readStdin(terminal.stdin, MAX_KEY_INPUT_BYTES, session.signal));
   }
   // --with-key with a terminal on stdin: a person is there, so the hidden prompt serves them
   // (a pasted key is not echoed); with --no-input, they are told how to end the input.
@@ -91,7 +91,7 @@ async function readKey(session: Session, withKey: boolean): Promise<string> {
       code: 'paste_key',
       message: 'Paste the key, then press Enter and Ctrl-D (Ctrl-C to cancel):',
     });
-    return firstLine(await readStdin(io.stdin, MAX_KEY_INPUT_BYTES, session.deps.signal));
+    return firstLine(await readStdin(terminal.stdin, MAX_KEY_INPUT_BYTES, session.signal));
   }
   const whyNot = session.terminal.whyNoPrompt;
   if (whyNot !== undefined) {
@@ -116,8 +116,7 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
     .option('--with-key', 'read the key from stdin (from a terminal: the hidden prompt)')
     .action(async (options: { withKey?: boolean }) => {
       const session = getSession();
-      const { env } = session.deps;
-      const { terminal } = session;
+      const { env, terminal } = session;
       const config = await session.config();
       const data = config.read();
       const profile = chooseProfile(data, session.globals.profile, env);
@@ -198,7 +197,7 @@ async function readAndCheckKey(
     const target: ApiTarget = { ...options.target, apiKey: key };
     try {
       const { api } = await session.api(target);
-      return { key, check: await checkKey(target, { api, signal: session.deps.signal }) };
+      return { key, check: await checkKey(target, { api, signal: session.signal }) };
     } catch (error) {
       if (!(error instanceof AuthError) || tried === tries) throw error;
       const left = tries - tried;

@@ -28,7 +28,7 @@ export function defineLogout(auth: Command, getSession: SessionSource): void {
       const session = getSession();
       const result = await logout(
         { profileFlag: session.globals.profile },
-        { config: await session.config(), env: session.deps.env },
+        { config: await session.config(), env: session.env },
       );
       session.terminal.notice(
         result.removed

@@ -54,7 +54,7 @@ export function defineStatus(auth: Command, getSession: SessionSource): void {
       const { api, gate } = await session.api(target);
       let status: AuthStatus;
       try {
-        status = await authStatus(target, { api, signal: session.deps.signal });
+        status = await authStatus(target, { api, signal: session.signal });
       } catch (error) {
         // A refused key is when the profile, address and key in use matter most: they are
         // shown, then the error (exit 4).
@@ -67,8 +67,8 @@ export function defineStatus(auth: Command, getSession: SessionSource): void {
         ...(await showQuota(target, {
           api,
           gate,
-          now: session.deps.clock.now,
-          signal: session.deps.signal,
+          now: session.clock.now,
+          signal: session.signal,
         })),
         source: 'server',
       };
@@ -92,8 +92,6 @@ async function printStatus(
       `GET /pets?limit=1 to check the key; the server answered ${status.valid ? '200' : '401'}`,
     ],
     ['valid', status.valid ? 'yes' : 'no: the server refused it (401)'],
-    ...(quota
-      ? quotaFields(quota, session.deps.clock.now(), session.terminal.mode === 'table')
-      : []),
+    ...(quota ? quotaFields(quota, session.clock.now(), session.terminal.mode === 'table') : []),
   ]);
 }

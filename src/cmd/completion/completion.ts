@@ -40,7 +40,7 @@ export const completionCommand: CommandModule = {
             import('../help/help.js'),
           ]);
         const session = getSession();
-        const profiles = () => profileNames(session.deps.env);
+        const profiles = () => profileNames(session.env);
         session.terminal.print(
           formatCandidates(
             complete(program, completeWords(program), { profiles, helpTopics: HELP_TOPICS }),

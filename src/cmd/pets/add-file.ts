@@ -241,7 +241,7 @@ function journalInUse(path: string): boolean {
 
 /** The list of the target's journals, in the state folder. */
 function registryOf(session: Session, target: JournalTarget): JournalRegistry {
-  return journalRegistry(join(configDir(session.deps.env), 'state'), target);
+  return journalRegistry(join(configDir(session.env), 'state'), target);
 }
 
 /**
@@ -348,8 +348,8 @@ async function recordInput(
   if (file === '-') {
     const peeked =
       format === undefined
-        ? await formatFromContent(session.deps.io.stdin)
-        : { format, input: session.deps.io.stdin };
+        ? await formatFromContent(session.terminal.stdin)
+        : { format, input: session.terminal.stdin };
     // The ids stdin's reader sets aside: it reads once, for whichever caller asks first.
     const notes: ReadNotes = { ids: 0 };
     const records = readRecords(peeked.input, peeked.format, notes);
@@ -463,7 +463,7 @@ async function makePlan(
   const records: RecordSurvey | undefined = survey
     ? await surveyRecords(await source.records(run.notes), journal, options.retryUnknown)
     : undefined;
-  const now = session.deps.clock.now;
+  const now = session.clock.now;
   let state = gate.snapshot;
   let outlook = quotaOutlook(state, now());
   let askFailed: PetsError | undefined;
@@ -471,7 +471,7 @@ async function makePlan(
     // Nothing known yet: one cheap GET tells the window, as `pets quota` does.
     const before = gate.sentCount;
     try {
-      await api.listPets({ limit: 1 }, { signal: session.deps.signal });
+      await api.listPets({ limit: 1 }, { signal: session.signal });
     } catch (error) {
       if (!(error instanceof PetsError)) throw error;
       askFailed = error;
@@ -505,7 +505,7 @@ async function dryRun(
     notes,
   });
   noticeIgnoredIds(session, notes);
-  const now = session.deps.clock.now();
+  const now = session.clock.now();
   const { planFields, planJson } = await import('./add-plan.js');
   if (plan.askFailed) {
     await session.terminal.warn(`could not learn the quota: ${plan.askFailed.message}`);
@@ -535,7 +535,7 @@ async function importRecords(
   // The plan reads the input ahead of the run only for a person watching: a pipe gets its
   // records read once.
   const watched = session.terminal.showsProgress && options.file !== '-';
-  const progress = await session.terminal.progressLine(session.deps.clock);
+  const progress = await session.terminal.progressLine(session.clock);
   const keyApi = await session.api(target, progress?.waiter(), { batch: true });
   const { gate } = keyApi;
   const plan = await makePlan(session, options, source, journal, keyApi, {
@@ -544,7 +544,7 @@ async function importRecords(
   });
   if (progress) {
     const { startLine } = await import('./add-plan.js');
-    session.terminal.notice(startLine(plan, session.deps.clock.now()), { code: 'plan' });
+    session.terminal.notice(startLine(plan, session.clock.now()), { code: 'plan' });
     progress.start({ toSend: plan.records?.toSend }, () => gate.snapshot);
     session.terminal.stderr.keepBelow(progress);
   }
@@ -555,7 +555,7 @@ async function importRecords(
   // Every request in flight listens to it; more than ten is the point of a batch, not a leak.
   setMaxListeners(0, cutOff.signal);
   const onStop = () => setTimeout(() => cutOff.abort(), GRACE_MS).unref();
-  session.deps.signal.addEventListener('abort', onStop, { once: true });
+  session.signal.addEventListener('abort', onStop, { once: true });
 
   const failures: Array<{ line: number; error: ErrorJson }> = [];
   const { renderBatchLine } = await import('../../output/render-json.js');
@@ -582,12 +582,12 @@ async function importRecords(
         retryUnknown: options.retryUnknown,
         concurrency,
       },
-      { ...keyApi, signal: cutOff.signal, stop: session.deps.signal, report },
+      { ...keyApi, signal: cutOff.signal, stop: session.signal, report },
     );
   } finally {
     session.terminal.stderr.keepBelow(undefined);
     progress?.end();
-    session.deps.signal.removeEventListener('abort', onStop);
+    session.signal.removeEventListener('abort', onStop);
   }
 
   if (session.terminal.mode !== 'json' && failures.length > 0) {

@@ -143,7 +143,7 @@ async function addOne(session: Session, options: AddFlags): Promise<void> {
   const newPet: NewPet = { name, categoryId, ...(status ? { status } : {}) };
   if (options.dryRun) return printDryRun(session, target, newPet);
   const { api } = await session.api(target);
-  const pet = await addPet(newPet, { api, signal: session.deps.signal });
+  const pet = await addPet(newPet, { api, signal: session.signal });
   await session.terminal.printPet(pet);
 }
 

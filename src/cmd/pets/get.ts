@@ -35,7 +35,7 @@ export const getCommand: CommandModule = {
           if (ids.length === 1 && ids[0] !== undefined) {
             deprecation = await getOne(session, ids[0]);
           } else {
-            const inputs = fromStdin ? readIds(session.deps.io.stdin) : listed(ids);
+            const inputs = fromStdin ? readIds(session.terminal.stdin) : listed(ids);
             deprecation = await getMany(session, inputs);
           }
         } finally {
@@ -62,7 +62,7 @@ async function* listed(ids: bigint[]): AsyncIterable<IdInput> {
 /** One id: the pet itself, or the 404 as the command's error. */
 async function getOne(session: Session, id: bigint): Promise<DeprecationHeaders> {
   const { api } = await session.api();
-  const { pet, deprecation } = await api.getPet(id, { signal: session.deps.signal });
+  const { pet, deprecation } = await api.getPet(id, { signal: session.signal });
   await session.terminal.printPet(pet);
   return deprecation;
 }
@@ -96,7 +96,7 @@ async function getMany(
   const result = await getPets(
     inputs,
     { concurrency: defaultConcurrency(gate.snapshot) },
-    { api, signal: session.deps.signal, report },
+    { api, signal: session.signal, report },
   );
   if (session.terminal.mode !== 'json') await session.terminal.printPets(pets);
   if (result.stoppedBy) throw result.stoppedBy;

@@ -50,7 +50,7 @@ export const listCommand: CommandModule = {
         const target = await session.target();
         await session.terminal.environmentLine(target);
         const { api } = await session.api(target);
-        const pets = await listPets(options, { api, signal: session.deps.signal });
+        const pets = await listPets(options, { api, signal: session.signal });
         await session.terminal.printPets(pets);
         // With --json, [] says it all; a notice would be noise for the script.
         if (pets.length === 0 && session.terminal.mode !== 'json') {

@@ -16,7 +16,7 @@ export function defineList(profile: Command, getSession: SessionSource): void {
       // --profile acts here by choosing the profile * marks: one that does not exist marks none.
       const named = session.globals.profile;
       if (named !== undefined && !(named in config.read().profiles)) throw unknownProfile(named);
-      const view = { config, env: session.deps.env, profileFlag: session.globals.profile };
+      const view = { config, env: session.env, profileFlag: session.globals.profile };
       await printProfiles(session, listProfiles(view), false);
       await warnOverrides(session, config.read().activeProfile);
     });

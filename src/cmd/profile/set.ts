@@ -108,18 +108,18 @@ const MAX_URL_INPUT_BYTES = 8 * 1024;
 
 /** `--rate-store -`: the URL's first line from stdin, or typed hidden at a terminal. */
 async function readRateStore(session: Session): Promise<string> {
-  const { io, signal } = session.deps;
-  if (!io.stdinIsTTY) {
-    const text = await readStdin(io.stdin, MAX_URL_INPUT_BYTES, signal);
+  const { terminal, signal } = session;
+  if (!terminal.stdinIsTTY) {
+    const text = await readStdin(terminal.stdin, MAX_URL_INPUT_BYTES, signal);
     return (text.split(/\r?\n/)[0] ?? '').trim();
   }
-  const whyNot = session.terminal.whyNoPrompt;
+  const whyNot = terminal.whyNoPrompt;
   if (whyNot !== undefined) {
     throw new UsageError(`cannot ask for the rate store's URL: ${whyNot}`, {
       hint: 'Pipe it in instead: pets profile set NAME --rate-store - < store-url.txt',
     });
   }
-  return session.terminal.prompts.secret({
+  return terminal.prompts.secret({
     message: 'Rate store URL (input hidden): ',
     subject: "the rate store's URL",
   });

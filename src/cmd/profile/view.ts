@@ -164,7 +164,7 @@ export async function printProfiles(
  * profile in use, its address, its key. `activeName` is the config's active profile.
  */
 export async function warnOverrides(session: Session, activeName: string): Promise<void> {
-  const { env } = session.deps;
+  const { env } = session;
   const chosenBy =
     session.globals.profile !== undefined
       ? `--profile ${session.globals.profile}`

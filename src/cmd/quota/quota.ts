@@ -141,13 +141,13 @@ export const quotaCommand: CommandModule = {
         const report = await showQuota(target, {
           api,
           gate,
-          now: session.deps.clock.now,
-          signal: session.deps.signal,
+          now: session.clock.now,
+          signal: session.signal,
         });
         if (session.terminal.mode === 'json') return session.terminal.printJson(report);
         await session.terminal.printFields([
           ['profile', report.profile],
-          ...quotaFields(report, session.deps.clock.now(), session.terminal.mode === 'table'),
+          ...quotaFields(report, session.clock.now(), session.terminal.mode === 'table'),
         ]);
       });
   },

@@ -36,16 +36,22 @@ function listenProblem(error: unknown, flags: { host: string; port: number }): E
   return undefined;
 }
 
-/** Writes each answer as `12:00:01 GET /v1/pets?limit=5 200 remaining 59`, dimmed. */
+/**
+ * Writes each answer as `12:00:01 GET /v1/pets?limit=5 200 remaining 59`, dimmed: a trace
+ * for a person watching, so never under --json (start makes no logger there).
+ */
 async function requestLogger(session: Session): Promise<(answer: SandboxAnswer) => void> {
   const colors = await session.terminal.stderrColors();
   return ({ method, path, status, remaining }) => {
-    const time = new Date(session.deps.clock.now()).toTimeString().slice(0, 8);
+    const time = new Date(session.clock.now()).toTimeString().slice(0, 8);
+    const request = `${method} ${path}`;
     const color =
       status >= 500 || status === 429 ? colors.red : status >= 400 ? colors.yellow : colors.green;
-    session.deps.io.stderr.write(
-      `${colors.dim(time)} ${escapeForTerminal(`${method} ${path}`)} ${color(String(status))}` +
-        `${colors.dim(remaining === null ? '' : ` remaining ${remaining}`)}\n`,
+    session.terminal.stderr.write(
+      'trace',
+      { code: 'sandbox_request', message: `${time} ${request} ${status}` },
+      `${colors.dim(time)} ${escapeForTerminal(request)} ${color(String(status))}` +
+        colors.dim(remaining === null ? '' : ` remaining ${remaining}`),
     );
   };
 }
@@ -130,7 +136,7 @@ async function runSandbox(flags: SandboxFlags, session: Session): Promise<void> 
     const saved = wanted === '' ? undefined : await saveSandboxProfile(session, wanted, sandbox);
     await announce(session, sandbox, saved, wanted);
     await new Promise((resolve) =>
-      session.deps.signal.addEventListener('abort', resolve, { once: true }),
+      session.signal.addEventListener('abort', resolve, { once: true }),
     );
   } finally {
     await sandbox.close();

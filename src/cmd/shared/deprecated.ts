@@ -5,7 +5,7 @@ import type { Session } from './session.js';
 
 /** The notice that GET /pets/{petId} is deprecated. */
 export async function warnDeprecated(session: Session, headers: DeprecationHeaders): Promise<void> {
-  if (session.deps.env.PETS_NO_DEPRECATION_WARNING === '1') return;
+  if (session.env.PETS_NO_DEPRECATION_WARNING === '1') return;
   // No replacement is named: `pets list --status` filters by status, it cannot fetch an id.
   const { message, ...fields } = deprecationNotice({
     operation: 'GET /pets/{petId}',

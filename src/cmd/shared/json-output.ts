@@ -34,7 +34,7 @@ export function checkJqBeforeActions(program: Command, getSession: SessionSource
     const session = getSession();
     // Given to a command without JSON output, it was refused before this (global-scope.ts).
     if (session.globals.jq === undefined) return;
-    await session.terminal.loadJq(session.deps.signal);
+    await session.terminal.loadJq(session.signal);
   });
   program.hook('postAction', () => getSession().terminal.finish());
 }

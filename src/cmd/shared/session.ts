@@ -1,9 +1,11 @@
+import type { Env } from '../../config/paths.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { ConfigStore } from '../../config/store.js';
 import type { Waiter } from '../../ratelimit/gate.js';
 import { jsonOutput } from '../../output/mode.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import type { Secrets } from '../../core/redact.js';
+import type { Clock } from '../../core/clock.js';
 import { Terminal, type TerminalOptions } from '../../terminal/terminal.js';
 import type { Deps, HttpSettings, KeyApi } from './deps.js';
 
@@ -18,7 +20,11 @@ export interface GlobalOptions extends TerminalOptions {
   debug: boolean;
 }
 
-/** One run of pets: its deps, its global options, what it has learned and how it will exit. */
+/**
+ * One run of pets: its global options, its two doors (the terminal, and the factory: the
+ * config, the target and the API, each made on first use), what it has learned and how it
+ * will exit. Commands reach the deps only through these.
+ */
 export class Session {
   exitCode = 0;
   /** A closed stdout stops the run as an interrupt does, instead of ending it quietly. */
@@ -26,18 +32,23 @@ export class Session {
   /** Every secret this run has handled, so that no message can ever print one. */
   readonly secrets: Secrets;
 
-  /** The run's deps, its stdout and stderr redacting every key in `secrets`. */
-  readonly deps: Deps;
   /** The global options; --jq sets json too. */
   readonly globals: GlobalOptions;
   /** The terminal door: streams, what they are, questions, and all that is printed. */
   readonly terminal: Terminal;
+  readonly clock: Clock;
+  readonly env: Env;
+  /** The run's stop: aborts on Ctrl-C or SIGTERM. */
+  readonly signal: AbortSignal;
 
-  constructor(deps: Deps, globals: GlobalOptions) {
+  constructor(
+    private readonly deps: Deps,
+    globals: GlobalOptions,
+  ) {
+    ({ clock: this.clock, env: this.env, signal: this.signal } = deps);
     this.secrets = deps.secrets.add(deps.env.PETS_API_KEY);
     this.globals = { ...globals, json: jsonOutput(globals) };
-    this.terminal = new Terminal(deps.io, deps.env, this.globals, this.secrets, deps.prompts);
-    this.deps = { ...deps, io: this.terminal.io };
+    this.terminal = new Terminal(deps, this.globals, this.secrets);
   }
 
   private configExposureSaid = false;
@@ -69,7 +80,7 @@ export class Session {
     if (this.resolvedTarget) return this.resolvedTarget;
     const { resolveTarget } = await import('../../config/resolve-target.js');
     const store = await this.config();
-    const target = resolveTarget(store.read(), this.globals.profile, this.deps.env);
+    const target = resolveTarget(store.read(), this.globals.profile, this.env);
     this.secrets.add(target.apiKey).add(target.rateStore?.password);
     this.resolvedTarget = target;
     return target;
@@ -99,7 +110,7 @@ export class Session {
     const dim = this.globals.debug ? (await terminal.stderrColors()).dim : undefined;
     return {
       warn: (line) => void terminal.warn(line),
-      wait: await terminal.countdown(this.deps.clock),
+      wait: await terminal.countdown(this.clock),
       ...(dim && {
         trace: (line: string) =>
           terminal.stderr.write(
