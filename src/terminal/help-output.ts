@@ -2,11 +2,9 @@ import type { OutputConfiguration } from 'commander';
 import type { Io } from './io.js';
 
 /**
- * Where commander writes help, on the run's io: as wide as the terminal (else commander's 80
- * columns), with no colour to keep. Asked of io, since commander would build process.stdout
- * (loading Node's streams) just to learn that output is not a terminal. Its usage shown for a
- * missing command is not written under --json (`json`): main reports that as a JSON error,
- * and prints every usage error itself, in text or JSON, with the exit code of the contract.
+ * Where commander writes help: on the run's io, as wide as its terminal (else 80 columns), no
+ * colour. Not process.stdout, which loads Node's streams. Under --json (`json`) nothing on
+ * stderr: main reports every usage error itself, in text or JSON, with the contract's code.
  */
 export function helpOutput({ io }: { io: Io }, json: () => boolean): OutputConfiguration {
   return {

@@ -36,21 +36,17 @@ function listenProblem(error: unknown, flags: { host: string; port: number }): E
   return undefined;
 }
 
-/**
- * Writes each answer as `12:00:01 GET /v1/pets?limit=5 200 remaining 59`, dimmed: a trace
- * for a person watching, so never under --json (start makes no logger there).
- */
+/** Writes each answer as `12:00:01 GET /v1/pets?limit=5 200 remaining 59`, dimmed. */
 async function requestLogger(session: Session): Promise<(answer: SandboxAnswer) => void> {
   const colors = await session.terminal.stderrColors();
   return ({ method, path, status, remaining }) => {
     const time = new Date(session.clock.now()).toTimeString().slice(0, 8);
-    const request = `${method} ${path}`;
     const color =
       status >= 500 || status === 429 ? colors.red : status >= 400 ? colors.yellow : colors.green;
     session.terminal.stderr.write(
       'trace',
-      { code: 'sandbox_request', message: `${time} ${request} ${status}` },
-      `${colors.dim(time)} ${escapeForTerminal(request)} ${color(String(status))}` +
+      { code: 'sandbox_request', message: `${time} ${method} ${path} ${status}` },
+      `${colors.dim(time)} ${escapeForTerminal(`${method} ${path}`)} ${color(String(status))}` +
         colors.dim(remaining === null ? '' : ` remaining ${remaining}`),
     );
   };

@@ -21,9 +21,8 @@ export interface GlobalOptions extends TerminalOptions {
 }
 
 /**
- * One run of pets: its global options, its two doors (the terminal, and the factory: the
- * config, the target and the API, each made on first use), what it has learned and how it
- * will exit. Commands reach the deps only through these.
+ * One run of pets, and the factory door: its global options, its terminal, the config, target
+ * and API made on first use, what it has learned and how it will exit. Its deps are its own.
  */
 export class Session {
   exitCode = 0;
