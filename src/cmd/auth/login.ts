@@ -79,27 +79,26 @@ const MAX_KEY_INPUT_BYTES = 64 * 1024;
 
 async function readKey(session: Session, withKey: boolean): Promise<string> {
   const { terminal } = session;
-  const firstLine = (text: string) => text.split(/\r?\n/)[0] ?? '';
-  if (withKey && !terminal.stdinIsTTY) {
-    return firstLine(await readStdin(terminal.stdin, MAX_KEY_INPUT_BYTES, session.signal));
-  }
-  // --with-key with a terminal on stdin: a person is there, so the hidden prompt serves them
-  // (a pasted key is not echoed); with --no-input, they are told how to end the input.
-  if (withKey && !session.terminal.canPrompt) {
+  // --with-key reads stdin. With a terminal there, a person is there: the hidden prompt serves
+  // them (a pasted key is not echoed), or where none may be asked they are told how to end it.
+  if (withKey && (!terminal.stdinIsTTY || !terminal.canPrompt)) {
     // Said even with --quiet: without it the run seems to hang.
-    session.terminal.stderr.write('notice', {
-      code: 'paste_key',
-      message: 'Paste the key, then press Enter and Ctrl-D (Ctrl-C to cancel):',
-    });
-    return firstLine(await readStdin(terminal.stdin, MAX_KEY_INPUT_BYTES, session.signal));
+    if (terminal.stdinIsTTY) {
+      terminal.stderr.write('notice', {
+        code: 'paste_key',
+        message: 'Paste the key, then press Enter and Ctrl-D (Ctrl-C to cancel):',
+      });
+    }
+    const text = await readStdin(terminal.stdin, MAX_KEY_INPUT_BYTES, session.signal);
+    return text.split(/\r?\n/)[0] ?? '';
   }
-  const whyNot = session.terminal.whyNoPrompt;
+  const whyNot = terminal.whyNoPrompt;
   if (whyNot !== undefined) {
     throw new UsageError(`cannot ask for the key: ${whyNot}`, {
       hint: 'Pipe it in instead: pets auth login --with-key < key.txt',
     });
   }
-  return session.terminal.prompts.secret({
+  return terminal.prompts.secret({
     message: 'API key (input hidden): ',
     subject: 'the key',
   });

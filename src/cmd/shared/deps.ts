@@ -8,8 +8,6 @@ import type { RateGate, Waiter } from '../../ratelimit/gate.js';
 import type { Io } from '../../terminal/io.js';
 import type { Prompter } from '../../terminal/prompt.js';
 
-export type { Clock };
-
 export interface HttpSettings {
   timeoutMs: number;
   /** --max-wait: how long the command may wait on rate limits before exit 5; else its kind's. */
@@ -45,7 +43,7 @@ export interface Deps {
   config(): Promise<ConfigStore>;
   /** Opened on first use, for the same reason (undici). */
   api(target: ApiTarget, settings: HttpSettings): Promise<KeyApi>;
-  /** Questions for a person at the terminal; asked only where Session.canPrompt allows. */
+  /** Questions for a person at the terminal; asked only where terminal.canPrompt allows. */
   prompts: Prompter;
   /**
    * Every secret the run holds (the API key, a proxy's credentials, …), redacted from its
