@@ -47,6 +47,26 @@ export async function openRedisStore(
   name: string,
   redact: (text: string) => string,
 ): Promise<StateStore> {
+  const connection = await connect(address, redact);
+  const key = redisKey(name);
+  let text: string;
+  try {
+    await connection.client.connect();
+    text = (await connection.client.get(key)) ?? '';
+  } catch (error) {
+    connection.client.disconnect();
+    throw cannotOpen(address, connection.failure(error));
+  }
+  return new RedisStore(connection, key, address.shown, text);
+}
+
+interface Connection {
+  client: CasClient;
+  /** What a command met, in one line, redacted: the connection's own error where it has one. */
+  failure: (error: unknown) => string;
+}
+
+async function connect(address: RateStoreAddress, redact: (text: string) => string) {
   const { Redis } = await import('./ioredis.js');
   const client = new Redis(address.url, {
     lazyConnect: true,
@@ -63,7 +83,6 @@ export async function openRedisStore(
     lastError = error;
   });
   client.defineCommand('compareAndSet', { numberOfKeys: 1, lua: COMPARE_AND_SET });
-  const key = redisKey(name);
   const failure = (error: unknown) => {
     const cause = lastError ?? (error as Error);
     lastError = undefined;
@@ -72,111 +91,132 @@ export async function openRedisStore(
     const closed = /^(Stream isn't writeable|Connection is closed)/.test(said);
     return redact(closed ? 'the connection was closed' : said);
   };
+  return { client, failure } satisfies Connection;
+}
 
-  let text: string;
-  try {
-    await client.connect();
-    text = (await client.get(key)) ?? '';
-  } catch (error) {
-    client.disconnect();
-    const reason = failure(error);
-    const refused = /^(WRONGPASS|NOAUTH|NOPERM)/.test(reason);
-    throw new NetworkError(
-      refused ? 'rate_store_refused' : 'rate_store_unreachable',
-      refused
-        ? `the rate store ${address.shown} refused pets (${reason}); nothing was sent`
-        : `cannot reach the rate store ${address.shown} (${reason}); nothing was sent`,
-      {
-        requestMayHaveArrived: false,
-        hint: refused
-          ? `Check the user and password in ${storeSetting(address)}.`
-          : `Start the store or fix ${storeSetting(address)}: pets does not send without it, since other machines on this key count on it.`,
-      },
-    );
+/** The store could not be opened: it refused pets, or could not be reached. */
+function cannotOpen(address: RateStoreAddress, reason: string): NetworkError {
+  const refused = /^(WRONGPASS|NOAUTH|NOPERM)/.test(reason);
+  return new NetworkError(
+    refused ? 'rate_store_refused' : 'rate_store_unreachable',
+    refused
+      ? `the rate store ${address.shown} refused pets (${reason}); nothing was sent`
+      : `cannot reach the rate store ${address.shown} (${reason}); nothing was sent`,
+    {
+      requestMayHaveArrived: false,
+      hint: refused
+        ? `Check the user and password in ${storeSetting(address)}.`
+        : `Start the store or fix ${storeSetting(address)}: pets does not send without it, since other machines on this key count on it.`,
+    },
+  );
+}
+
+interface Pending {
+  step: (state: GateState) => { state: GateState; result: unknown };
+  resolve: (result: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The state as the store last sent it, and the changes waiting to be written. The changes
+ * asked for while one is out go together in the next write, in the order they came: each is
+ * pure, so running them one after another on a state is what running them as separate steps
+ * would do, at one round trip for all (as the journal shares one sync).
+ */
+class RedisStore implements StateStore {
+  private state: GateState;
+  private pending: Pending[] = [];
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly connection: Connection,
+    readonly place: string,
+    readonly shared: string,
+    /** The state as the store holds it, encoded: what a write expects to replace. */
+    private text: string,
+  ) {
+    this.state = decodeState(text);
   }
-  let state = decodeState(text);
 
-  // The changes asked for while one is out go together in the next write, in the order they
-  // came: each is pure, so running them one after another on a state is what running them
-  // as separate steps would do, at one round trip for all (as the journal shares one sync).
-  interface Pending {
-    step: (state: GateState) => { state: GateState; result: unknown };
-    resolve: (result: unknown) => void;
-    reject: (error: unknown) => void;
+  update<T>(step: (state: GateState) => { state: GateState; result: T }): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.pending.push({ step, resolve: resolve as (result: unknown) => void, reject });
+      this.running ??= this.run();
+    });
   }
-  let pending: Pending[] = [];
-  let running: Promise<void> | undefined;
 
-  async function write(batch: Pending[]): Promise<void> {
-    for (let conflicts = 0; ; conflicts++) {
-      let next = state;
-      const results: Array<{ ok: boolean; value: unknown }> = [];
-      for (const { step } of batch) {
-        try {
-          const changed = step(next);
-          next = changed.state;
-          results.push({ ok: true, value: changed.result });
-        } catch (error) {
-          results.push({ ok: false, value: error });
-        }
+  read(): GateState {
+    return this.state;
+  }
+
+  async close(): Promise<void> {
+    await this.running;
+    this.connection.client.disconnect();
+  }
+
+  private async run(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending;
+      this.pending = [];
+      try {
+        await this.write(batch);
+      } catch (error) {
+        for (const { reject } of batch) reject(error);
       }
+    }
+    this.running = undefined;
+  }
+
+  /** Writes `batch`'s changes, run again on the newer state each time another process wrote. */
+  private async write(batch: Pending[]): Promise<void> {
+    for (let conflicts = 0; ; conflicts++) {
+      const { next, outcomes } = runSteps(this.state, batch);
       const written = encodeState(next);
       // Changes that leave the state the store just sent as it is (waits) are done: that
       // state is as fresh as a read.
-      let newer: string | null = null;
-      if (conflicts === 0 || written !== text) {
-        try {
-          newer = await client.compareAndSet(key, text, written, KEEP_MS);
-        } catch (error) {
-          throw new Error(failure(error), { cause: error });
-        }
-      }
+      const newer = conflicts === 0 || written !== this.text ? await this.swap(written) : null;
       if (newer === null) {
-        text = written;
-        state = next;
+        this.text = written;
+        this.state = next;
         batch.forEach(({ resolve, reject }, i) => {
-          const { ok, value } = results[i]!;
+          const { ok, value } = outcomes[i]!;
           if (ok) resolve(value);
           else reject(value);
         });
         return;
       }
-      text = newer;
-      state = decodeState(newer);
+      this.text = newer;
+      this.state = decodeState(newer);
       if (conflicts >= MAX_CONFLICTS) {
         throw new Error(`${MAX_CONFLICTS} writes in a row met a newer state`);
       }
     }
   }
 
-  async function run(): Promise<void> {
-    while (pending.length > 0) {
-      const batch = pending;
-      pending = [];
-      try {
-        await write(batch);
-      } catch (error) {
-        for (const { reject } of batch) reject(error);
-      }
+  /** Writes `written` if the store still holds what this process saw; else the newer state. */
+  private async swap(written: string): Promise<string | null> {
+    const { client, failure } = this.connection;
+    try {
+      return await client.compareAndSet(this.place, this.text, written, KEEP_MS);
+    } catch (error) {
+      throw new Error(failure(error), { cause: error });
     }
-    running = undefined;
   }
+}
 
-  return {
-    update<T>(step: (state: GateState) => { state: GateState; result: T }): Promise<T> {
-      return new Promise<T>((resolve, reject) => {
-        pending.push({ step, resolve: resolve as (result: unknown) => void, reject });
-        running ??= run();
-      });
-    },
-    read: () => state,
-    shared: address.shown,
-    place: key,
-    async close() {
-      await running;
-      client.disconnect();
-    },
-  };
+/** Runs each change in turn on `state`; one that throws changes nothing, and is its outcome. */
+function runSteps(state: GateState, batch: Pending[]) {
+  let next = state;
+  const outcomes = batch.map(({ step }) => {
+    try {
+      const changed = step(next);
+      next = changed.state;
+      return { ok: true, value: changed.result };
+    } catch (error) {
+      return { ok: false, value: error };
+    }
+  });
+  return { next, outcomes };
 }
 
 function storeSetting(address: RateStoreAddress): string {
