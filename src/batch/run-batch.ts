@@ -42,25 +42,12 @@ const WINDOW_PER_WORKER = 8;
 export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
   const iterator = batch.items[Symbol.asyncIterator]();
   const window = Math.max(1, batch.concurrency) * WINDOW_PER_WORKER;
-  // Items done but not yet emitted, at `seq % window`: at most a window apart, they never share
-  // a place. A fixed array, not a Map: a Map's table is reallocated as it fills and empties,
-  // every few items, and those tables outlive enough collections to be promoted, so the old
-  // generation would grow with the input until a full collection.
-  const finished: Array<{ item: I; result?: R } | undefined> = new Array(window).fill(undefined);
-  let nextToEmit = 0;
+  const order = new InOrder<I, R>(window, (item, result) => batch.emit(item, result));
   let nextSeq = 0;
   let stoppedBy: unknown;
   let exhausted = false;
   let leftOver = false;
 
-  let roomMade: (() => void) | undefined;
-  const emitReady = () => {
-    for (let done = finished[nextToEmit % window]; done; done = finished[nextToEmit % window]) {
-      finished[nextToEmit++ % window] = undefined;
-      if (done.result !== undefined) batch.emit(done.item, done.result);
-    }
-    roomMade?.();
-  };
   const stopping = () => stoppedBy !== undefined || batch.stop?.aborted === true;
   // One stop for the whole run: the items under way send nothing more once it is decided.
   const halt = followAbort([batch.stop]);
@@ -74,9 +61,7 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
   let reading: Promise<unknown> = Promise.resolve();
   const take = async (): Promise<{ seq: number; item: I } | undefined> => {
     const turn = reading.then(async () => {
-      while (nextSeq - nextToEmit >= window && !stopping()) {
-        await new Promise<void>((resolve) => (roomMade = resolve));
-      }
+      while (!order.hasRoom(nextSeq) && !stopping()) await order.room();
       if (exhausted || stopping()) return undefined;
       const next = await iterator.next();
       if (next.done) {
@@ -94,20 +79,20 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
       const { seq, item } = taken;
       try {
         const outcome = await batch.work(item, halt.signal);
-        finished[seq % window] = { item, result: outcome.result };
+        order.finish(seq, item, outcome.result);
         if (outcome.stop !== undefined) stopWith(outcome.stop);
       } catch (error) {
-        finished[seq % window] = { item, result: batch.notDone?.(item) };
+        order.finish(seq, item, batch.notDone?.(item));
         stopWith(error);
       }
-      emitReady();
+      order.emitReady();
     }
   };
 
   try {
     await Promise.all(Array.from({ length: Math.max(1, batch.concurrency) }, worker));
     leftOver = !exhausted;
-    emitReady();
+    order.emitReady();
     if (batch.notDone && leftOver) {
       for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
         batch.emit(next.value, batch.notDone(next.value));
@@ -117,9 +102,57 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
     halt.dispose();
     await iterator.return?.();
   }
-  emitReady();
+  order.emitReady();
   // Stopped before the input ran out: the run is unfinished, whatever the requests in flight
   // did, and says so rather than pass for done.
   if (stoppedBy === undefined && batch.stop?.aborted && leftOver) stoppedBy = batch.stop.reason;
   return stoppedBy === undefined ? {} : { stoppedBy };
+}
+
+/**
+ * Items done but not yet emitted, each at `seq % window`: at most a window apart, they never
+ * share a place. A fixed array, not a Map: a Map's table is reallocated as it fills and
+ * empties, every few items, and those tables outlive enough collections to be promoted, so the
+ * old generation would grow with the input until a full collection.
+ */
+class InOrder<I, R> {
+  private readonly finished: Array<{ item: I; result?: R } | undefined>;
+  private nextToEmit = 0;
+  private roomMade: (() => void) | undefined;
+
+  constructor(
+    private readonly window: number,
+    private readonly emit: (item: I, result: R) => void,
+  ) {
+    this.finished = new Array(window).fill(undefined);
+  }
+
+  /** Whether item `seq` may be read: it is less than a window past the next to emit. */
+  hasRoom(seq: number): boolean {
+    return seq - this.nextToEmit < this.window;
+  }
+
+  /** Resolves when results are next emitted, making room. */
+  room(): Promise<void> {
+    return new Promise<void>((resolve) => (this.roomMade = resolve));
+  }
+
+  /** Item `seq` is done: with no result, it is passed over in order. */
+  finish(seq: number, item: I, result: R | undefined): void {
+    this.finished[seq % this.window] = { item, result };
+  }
+
+  /** Emits the results done from the next to emit up to the first not done. */
+  emitReady(): void {
+    const { finished, window } = this;
+    for (
+      let done = finished[this.nextToEmit % window];
+      done;
+      done = finished[this.nextToEmit % window]
+    ) {
+      finished[this.nextToEmit++ % window] = undefined;
+      if (done.result !== undefined) this.emit(done.item, done.result);
+    }
+    this.roomMade?.();
+  }
 }
