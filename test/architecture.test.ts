@@ -1,8 +1,10 @@
 // The layout as a rule: which folder of src/ may import which (src/README.md), and no cycle
-// between files. Imports are read from the source, static, dynamic and type-only alike.
+// between files. Imports are read from the source, static, dynamic and type-only alike. And
+// the guide's "functions fit a screen": none in src/ is longer than MAX_FUNCTION_LINES.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
@@ -179,5 +181,53 @@ describe('the layout of src/', () => {
     const planted = new Map(graph);
     planted.set('core/errors.ts', [...(graph.get('core/errors.ts') ?? []), 'cmd/root.ts']);
     expect(cycles(planted).some((group) => group.includes('core/errors.ts'))).toBe(true);
+  });
+});
+
+/** The longest a function, method or arrow function of src/ may be, in lines. */
+const MAX_FUNCTION_LINES = 80;
+
+/** `file:line name (N lines)` for each function with a body longer than `max` lines. */
+function longFunctions(file: string, text: string, max: number): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const lineOf = (position: number) => source.getLineAndCharacterOfPosition(position).line + 1;
+  const found: string[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = lineOf(node.getStart());
+      const lines = lineOf(node.end) - first + 1;
+      // An arrow or function expression is named by what it is assigned to.
+      const named = node.name ?? (node.parent as { name?: ts.Node }).name;
+      const name = named?.getText(source) ?? '(anonymous)';
+      if (lines > max) found.push(`${file}:${first} ${name} (${lines} lines)`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('the functions of src/', () => {
+  it('each fit a screen', () => {
+    const long = sourceFiles(SRC).flatMap((file) =>
+      longFunctions(relative(SRC, file), readFileSync(file, 'utf8'), MAX_FUNCTION_LINES),
+    );
+    expect(long).toEqual([]);
+  });
+
+  it('finds a long function, method or arrow function when one is planted', () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `  f(${i});`).join('\n');
+    const planted = [
+      `function long() {\n${body(79)}\n}`,
+      `class C {\n  method() {\n${body(79)}\n  }\n  short() {\n${body(78)}\n  }\n}`,
+      `const arrow = () => {\n${body(79)}\n};`,
+      `call(function () {\n${body(79)}\n});`,
+    ].join('\n');
+    expect(longFunctions('planted.ts', planted, MAX_FUNCTION_LINES)).toEqual([
+      'planted.ts:1 long (81 lines)',
+      'planted.ts:83 method (81 lines)',
+      'planted.ts:245 arrow (81 lines)',
+      'planted.ts:326 (anonymous) (81 lines)',
+    ]);
   });
 });
