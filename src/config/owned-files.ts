@@ -20,17 +20,11 @@ import { codeOf, FolderWriteError, UsageError } from '../core/errors.js';
 // The state folder (the rate-limit state every pets process on a key trusts) gets the same
 // checks: a planted `{"unlimited":true}` would send into a block and get the key banned.
 
-/** Refuses a config folder that is a link, or is not the current user's alone to change. */
-export function checkConfigFolder(dir: string): void {
-  checkOwnedFolder(dir, 'the config folder');
-}
-
-/** The state folder, `state` in the config folder, checked as the config folder is. */
-export function checkStateFolder(dir: string): void {
-  checkOwnedFolder(dir, 'the state folder');
-}
-
-function checkOwnedFolder(dir: string, what: string): void {
+/**
+ * Refuses a folder pets keeps files in (`what`: "the config folder") that is a link, or is not
+ * the current user's alone to change.
+ */
+export function checkOwnedFolder(dir: string, what: string): void {
   const stats = lstatSync(dir);
   if (stats.isSymbolicLink()) {
     throw refused(`${what} ${dir} is a symbolic link, which pets does not follow`, {
@@ -153,15 +147,6 @@ export function createFolder(dir: string): void {
   }
 }
 
-/** createFolder, with a failure the folder causes as a FolderWriteError naming `dir`. */
-export function makeFolder(dir: string, what: string): void {
-  try {
-    createFolder(dir);
-  } catch (error) {
-    throw folderWriteError(error, dir, what);
-  }
-}
-
 /**
  * Refuses a state folder, and anything in it, that is a link or that is not the current
  * user's alone to change: the state there decides when pets may send. Nothing to check when
@@ -176,7 +161,7 @@ export function checkStateFolderAndFiles(dir: string): void {
   }
   // Not a folder at all: nothing can be read from it, and writing says why.
   if (!folder.isDirectory() && !folder.isSymbolicLink()) return;
-  checkStateFolder(dir);
+  checkOwnedFolder(dir, 'the state folder');
   const uid = process.getuid?.();
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);

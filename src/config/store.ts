@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Conf } from './conf.js';
 import { codeOf, ConfigFileError, FolderWriteError, UsageError } from '../core/errors.js';
-import { checkConfigFolder, folderWriteError, makeFolder, readOwnedFile } from './owned-files.js';
+import { checkOwnedFolder, createFolder, folderWriteError, readOwnedFile } from './owned-files.js';
 
 export interface Profile {
   baseUrl?: string;
@@ -74,12 +74,13 @@ class FileConfigStore implements ConfigStore {
   constructor(private readonly dir: string) {
     this.path = join(dir, 'config.json');
     try {
-      makeFolder(dir, FOLDER);
+      createFolder(dir);
     } catch (error) {
-      if (!(error instanceof FolderWriteError) || existsSync(dir)) throw error;
-      this.unmade = error;
+      const unwritable = folderWriteError(error, dir, FOLDER);
+      if (!(unwritable instanceof FolderWriteError) || existsSync(dir)) throw unwritable;
+      this.unmade = unwritable;
     }
-    if (!this.unmade) checkConfigFolder(dir);
+    if (!this.unmade) checkOwnedFolder(dir, FOLDER);
   }
 
   get readableByOthers(): boolean {
