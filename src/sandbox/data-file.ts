@@ -13,7 +13,7 @@ import { codeOf } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
 import { validateNewPet } from './new-pet-validation.js';
 import type { StoreSnapshot } from './pet-store.js';
-import { ownField } from './validation.js';
+import { isRecord, ownField } from './validation.js';
 
 // The file format: { "nextId": "<int64 as digits>", "pets": [Pet, ...] }.
 
@@ -37,8 +37,7 @@ function parseNextId(value: unknown): bigint | undefined {
 
 function parsePet(value: unknown, index: number): Pet | string {
   const where = `pets[${index}]`;
-  const id =
-    typeof value === 'object' && value !== null ? toInt64(ownField(value, 'id')) : undefined;
+  const id = isRecord(value) ? toInt64(ownField(value, 'id')) : undefined;
   if (id === undefined) return `${where}.id is not an int64 integer`;
   const checked = validateNewPet(value);
   if (!checked.ok) return `${where}: ${checked.problems.join('; ')}`;
@@ -53,9 +52,7 @@ function parseSnapshot(text: string): StoreSnapshot | string {
     if (error instanceof JsonSyntaxError) return `is not valid JSON (${error.message})`;
     throw error;
   }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    return 'must hold a JSON object with nextId and pets';
-  }
+  if (!isRecord(document)) return 'must hold a JSON object with nextId and pets';
   const nextId = parseNextId(ownField(document, 'nextId'));
   if (nextId === undefined) return 'has no valid nextId (an int64 integer as a string)';
   const items = ownField(document, 'pets');

@@ -6,13 +6,9 @@ import {
   toInt64,
   type NewPet,
 } from '../api/contract.js';
-import { describeJsonType, ownField, type Validation } from './validation.js';
+import { describeJsonType, isRecord, ownField, type Validation } from './validation.js';
 
 const INT64_RANGE = `from ${INT64_MIN} to ${INT64_MAX}`;
-
-function isRecord(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * Checks a parsed body against NewPet. Unknown fields, a client-supplied id among them,

@@ -61,9 +61,7 @@ export class PetStore {
   }
 
   create(newPet: NewPet): Pet {
-    const [created] = this.createMany([newPet]);
-    if (created === undefined) throw new Error('createMany returned no pet');
-    return created;
+    return this.createMany([newPet])[0]!;
   }
 
   /** Adds the pets with one save; if the save fails, nothing is added. */

@@ -11,11 +11,8 @@ export class RateLimiterPool {
   ) {}
 
   for(clientId: string): RateLimiter {
-    let limiter = this.limiters.get(clientId);
-    if (limiter === undefined) {
-      limiter = new RateLimiter(this.limits, this.banPolicy);
-      this.limiters.set(clientId, limiter);
-    }
+    const limiter = this.limiters.get(clientId) ?? new RateLimiter(this.limits, this.banPolicy);
+    this.limiters.set(clientId, limiter);
     return limiter;
   }
 }
