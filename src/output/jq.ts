@@ -1,4 +1,5 @@
 import { PetsError, UsageError } from '../core/errors.js';
+import { STOP_SIGNALS, type StopSignal } from '../core/stop-signals.js';
 import { escapeForTerminal } from '../core/terminal-text.js';
 import type { JqEngine, JqOutcome } from './jq-engine.js';
 
@@ -83,7 +84,7 @@ export async function compileJq(
   }
   if (check.kind !== 'exited' || check.exitCode !== 0) {
     throw new UsageError(
-      `--jq ${quoted(expression)} is not a valid jq expression: ${compileProblem(stderr)}`,
+      `--jq '${expression}' is not a valid jq expression: ${compileProblem(stderr)}`,
       {
         code: 'jq_invalid',
         hint: 'See https://jqlang.org/manual/ for the language.',
@@ -211,12 +212,11 @@ class StderrReader {
       return;
     }
     if (this.debug === undefined) {
+      this.release();
       if (!couldBeDebug(text)) {
-        this.release();
         this.held = text;
         return;
       }
-      this.release();
       this.debug = '';
     }
     this.debug += text;
@@ -290,8 +290,6 @@ class Lines {
   }
 }
 
-const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
 /**
  * Runs `work`, which holds the thread (jq runs to its end), with each signal's default
  * action back: no handler of pets could run before jq ends, so a filter that runs on and on
@@ -299,7 +297,8 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * kill -9: its journal already holds every record sent.
  */
 function whileSignalsEnd<T>(work: () => T): T {
-  const handlers = SIGNALS.map((signal) => [signal, process.listeners(signal)] as const);
+  const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
+  const handlers = signals.map((signal) => [signal, process.listeners(signal)] as const);
   for (const [signal] of handlers) process.removeAllListeners(signal);
   try {
     return work();
@@ -338,8 +337,4 @@ function safeForTerminal(output: string): string {
 /** Whole mebibytes, rounded down: "more than" it stays true. */
 function mebibytes(bytes: number): string {
   return `${Math.floor(bytes / (1024 * 1024))} MiB`;
-}
-
-function quoted(expression: string): string {
-  return `'${expression}'`;
 }
