@@ -116,7 +116,7 @@ export function complete(
   if (
     current === '' &&
     !position.afterDashDash &&
-    !takesMoreArguments(command, position.operands.length)
+    argumentAt(command, position.operands.length) === undefined
   ) {
     return flagCandidates(position);
   }
@@ -206,7 +206,7 @@ function helpTargets(
 ): string[] {
   let command: Command | undefined = parent;
   for (const word of words) {
-    command = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
+    command = findCommand(command, word);
     if (!command) return [];
   }
   const commands = commandCandidates(command)
@@ -219,10 +219,6 @@ function argumentAt(command: Command, index: number): Argument | undefined {
   const args = command.registeredArguments;
   const last = args.at(-1);
   return args[index] ?? (last?.variadic ? last : undefined);
-}
-
-function takesMoreArguments(command: Command, operands: number): boolean {
-  return argumentAt(command, operands) !== undefined;
 }
 
 /**
