@@ -1,4 +1,5 @@
-// First: on a Node pets does not support, nothing else of it may run (see node-check.ts).
+// First: on a Node pets does not support, nothing of it may run but this check (node-check.ts)
+// and the plain look at argv that says whether to refuse in JSON (argv.ts).
 import { refuseUnsupportedNode } from './node-check.js';
 import { packageVersion } from '../core/version.js';
 import type { Deps } from '../cmd/shared/deps.js';
@@ -17,7 +18,8 @@ const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
  * place that catches errors: everything below throws, and this decides what the user sees.
  */
 export async function main(argv: readonly string[], deps?: Deps): Promise<number> {
-  const refused = refuseUnsupportedNode(argv);
+  const args = readEarlyArgs(argv);
+  const refused = refuseUnsupportedNode(args.json);
   if (refused !== undefined) return refused;
   // `pets --version` is the one answer that needs nothing else: scripts call it to check
   // for pets, so it should cost no more than starting node.
@@ -26,7 +28,6 @@ export async function main(argv: readonly string[], deps?: Deps): Promise<number
     (deps?.io.stdout ?? fdOutput(1, endOnClosedOutput)).write(`${packageVersion()}\n`);
     return 0;
   }
-  const args = readEarlyArgs(argv);
   const state: RunState = {};
   // A real run, not a test with deps of its own: the process is pets's alone.
   const nodeWarnings = deps ? undefined : await takeProcess(argv, args, state);

@@ -21,12 +21,11 @@ export function unsupportedNode(version: string, json: boolean): string | undefi
 }
 
 /**
- * Refuses to run on an unsupported Node: writes the line to stderr and returns exit code 1,
- * or returns undefined when this Node is supported. Nothing but node:fs is used, and nothing
- * newer than Node 12, so that the refusal itself works on the Nodes it refuses.
+ * Refuses to run on an unsupported Node: writes the line (JSON under --json) to stderr and
+ * returns exit code 1, or undefined when this Node is supported. Nothing but node:fs is used,
+ * and nothing newer than Node 12, so that the refusal itself works on the Nodes it refuses.
  */
-export function refuseUnsupportedNode(argv: readonly string[]): number | undefined {
-  const json = argv.slice(2).some((word) => word === '--json' || word === '--jq');
+export function refuseUnsupportedNode(json: boolean): number | undefined {
   const line = unsupportedNode(process.versions.node, json);
   if (line === undefined) return undefined;
   try {
