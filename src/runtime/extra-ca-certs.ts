@@ -19,11 +19,9 @@ const COPY_PREFIX = 'pets-ca-';
 
 /**
  * Why Node cannot open the file NODE_EXTRA_CA_CERTS names (ENOENT, EACCES, …), or undefined
- * when it is unset or opens. Node then trusts none of it.
+ * when it opens. Node then trusts none of it.
  */
-export function extraCaCertsFailure(env: NodeJS.ProcessEnv): string | undefined {
-  const file = env.NODE_EXTRA_CA_CERTS;
-  if (!file) return undefined;
+function openFailure(file: string): string | undefined {
   try {
     closeSync(openSync(file, 'r'));
     return undefined;
@@ -125,8 +123,6 @@ function sameCertificate(block: Buffer, cert: X509Certificate, X509: typeof X509
   }
 }
 
-type Warn = (code: string, message: string, fields: Record<string, unknown>) => Promise<void>;
-
 /**
  * Under --json every stderr line is JSON, but Node writes `Warning: Ignoring extra certs from …`
  * itself, straight to fd 2, from the thread that loads the CAs once `tls` is loaded: no
@@ -143,7 +139,7 @@ export async function restartForExtraCaCerts(argv: readonly string[]): Promise<v
   if (process.env[ORIGINAL] !== undefined) return settleExtraCaCopy(file);
   // Windows has no execve: Node's line stays there.
   if (!process.execve || process.platform === 'win32') return;
-  const reason = extraCaCertsFailure(process.env);
+  const reason = openFailure(file);
   if (reason !== undefined) {
     await warn('extra_ca_unreadable', unreadableMessage(file, reason), { file, reason });
     const env = { ...process.env };
@@ -229,13 +225,11 @@ function privateCopy(certificates: Buffer, tmp: string): string {
   return copy;
 }
 
-const warn: Warn = async (code, message, fields) => {
+async function warn(code: string, message: string, fields: Record<string, unknown>) {
   const { StderrNotices } = await import('./cli-stack.js');
-  new StderrNotices(
-    fdOutput(2, () => {}),
-    true,
-  ).write('warning', { code, message, ...fields });
-};
+  const stderr = fdOutput(2, () => {});
+  new StderrNotices(stderr, true).write('warning', { code, message, ...fields });
+}
 
 async function execve(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { isSea } = await import('node:sea');
