@@ -476,33 +476,34 @@ function withoutFillers(text: string): { visible: string; kept: number[] } {
 /** The forms of `secret`, compiled once per secret and kept: redaction runs on every write. */
 function formsOf(secret: string): Forms {
   let forms = compiled.get(secret);
-  if (forms) return forms;
+  if (!forms) compiled.set(secret, (forms = compileForms(secret)));
+  return forms;
+}
+
+function compileForms(secret: string): Forms {
   const chars = [...secret];
+  const encoded = chars.map(anyEncoding);
   if (secret.length < SHORTEST_SECRET) {
     // From the start of the authority (`//`, also `\/\/` in JSON) to the password's `@`.
-    const password = chars.map(anyEncoding).join('');
-    forms = {
-      pattern: new RegExp(`/[^\\s/?#@:]*:(${password})@`, 'gid'),
+    return {
+      pattern: new RegExp(`/[^\\s/?#@:]*:(${encoded.join('')})@`, 'gid'),
       plain: secret.toLowerCase(),
       decoded: [],
       bytes: Buffer.byteLength(secret),
       ascii: true,
       inUrlsOnly: true,
     };
-    compiled.set(secret, forms);
-    return forms;
   }
   const shown = Math.min(chars.length, SHOWN_PREFIX);
-  // The characters after the first ones, each only after the one before it.
-  // The whole secret first: its characters' forms are tried in turn until all match. A start
-  // cut short takes each form that matches, an escape before the character itself.
-  const full = chars.map(anyEncoding).join('');
+  // The whole secret first: its characters' forms are tried in turn until all match. Else its
+  // first characters and as many of the rest as follow, each only after the one before it: a
+  // start cut short takes each form that matches, an escape before the character itself.
   let rest = '';
-  for (let i = chars.length - 1; i >= shown; i--) rest = `(?:${anyEncoding(chars[i]!)}${rest})?`;
+  for (let i = chars.length - 1; i >= shown; i--) rest = `(?:${encoded[i]}${rest})?`;
   const start = chars.slice(0, shown).join('');
   const utf16 = Buffer.from(start, 'utf16le');
-  forms = {
-    pattern: new RegExp(`${full}|${chars.slice(0, shown).map(anyEncoding).join('')}${rest}`, 'gi'),
+  return {
+    pattern: new RegExp(`${encoded.join('')}|${encoded.slice(0, shown).join('')}${rest}`, 'gi'),
     plain: start.toLowerCase(),
     decoded: [
       Buffer.from(start, 'utf8').toString('latin1'),
@@ -514,8 +515,6 @@ function formsOf(secret: string): Forms {
     ascii: Buffer.byteLength(start) === start.length,
     inUrlsOnly: false,
   };
-  compiled.set(secret, forms);
-  return forms;
 }
 
 /** A regular expression for `char` in any of the encodings above. */
