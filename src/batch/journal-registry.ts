@@ -46,15 +46,12 @@ export interface JournalRegistry {
 }
 
 function parseEntry(line: string): RegistryEntry | undefined {
-  let value: unknown;
+  let entry: Partial<RegistryEntry> | null;
   try {
-    value = JSON.parse(line);
+    entry = JSON.parse(line) as Partial<RegistryEntry> | null;
   } catch {
-    return undefined; // a line torn by an older pets, which appended: its run lists it again
+    return undefined; // the list is written whole: a line that is not JSON is not pets's
   }
-  // An older pets listed the path alone.
-  if (typeof value === 'string') return { journal: value, head: [] };
-  const entry = value as Partial<RegistryEntry> | null;
   if (typeof entry?.journal !== 'string') return undefined;
   const head = Array.isArray(entry.head) ? entry.head.filter((n) => typeof n === 'string') : [];
   return { journal: entry.journal, head };

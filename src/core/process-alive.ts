@@ -53,11 +53,11 @@ export function processName(): string {
 
 /**
  * What this process can see of the process named `name` (processName's form): alive or gone
- * when it runs in this PID namespace; `unseen` otherwise (another namespace, another machine,
- * or a name from an older pets), where only a lease it renews can tell.
+ * when it runs in this PID namespace; `unseen` otherwise (another namespace, another machine),
+ * where only a lease it renews can tell.
  */
 export function seeProcess(name: string): 'alive' | 'gone' | 'unseen' {
   const [pid, space] = name.split('.');
-  if (space === undefined || space !== pidSpace()) return 'unseen';
+  if (space !== pidSpace()) return 'unseen';
   return processAlive(Number(pid)) ? 'alive' : 'gone';
 }

@@ -59,11 +59,11 @@ export function stateName(origin: string, keyFingerprint: string): string {
 }
 
 /**
- * The state as stored, in a file or a shared store: one line of JSON. Version 3: every moment
- * is on the server's clock (policy.ts), no longer the writer's.
+ * The state as stored, in a file or a shared store: one line of JSON, every moment on the
+ * server's clock (policy.ts).
  */
 export function encodeState(state: GateState): string {
-  return `${JSON.stringify({ version: 3, ...state })}\n`;
+  return `${JSON.stringify(state)}\n`;
 }
 
 /** Reads back what `encodeState` wrote; what is missing, corrupt or unknown is an empty state. */

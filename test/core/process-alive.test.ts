@@ -28,7 +28,6 @@ describe('seeProcess', () => {
 
   it.each([
     ['another PID namespace', `${process.pid}.4026531836-0123456789abcdef0123456789abcdef`],
-    ['a name with no namespace (an older pets)', `${process.pid}`],
     ['an unknown namespace', `${process.pid}.unknown`],
   ])('cannot see a process of %s, even with a pid that runs here', (_, name) => {
     expect(seeProcess(name)).toBe('unseen');

@@ -198,11 +198,10 @@ describe('the registry is pruned', () => {
     writeFileSync(empty, `${readFileSync(`${kept}.pets-journal`, 'utf8').split('\n')[0]}\n`);
     const folder = join(env.PETS_CONFIG_DIR!, 'state', 'journals');
     const file = readdirSync(folder).find((name) => /^[0-9a-f]{16}$/.test(name))!;
-    // And an entry an older pets wrote (the path alone) for a journal long gone.
     writeFileSync(
       join(folder, file),
       readFileSync(join(folder, file), 'utf8') +
-        `${JSON.stringify({ journal: empty, head: [] })}\n${JSON.stringify(join(dir, 'gone.journal'))}\n`,
+        `${JSON.stringify({ journal: empty, head: [] })}\n`,
     );
     const next = input('next', 2);
     expect((await runBinary(['add', '--file', next, '-q'], env)).code).toBe(0);

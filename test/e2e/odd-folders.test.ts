@@ -266,7 +266,7 @@ describe('a planted state folder', () => {
     return { env, stateDir };
   }
   // What another user would write: no limit known, so send at will.
-  const UNLIMITED = '{"version":2,"consecutive429s":0,"unlimited":true}\n';
+  const UNLIMITED = '{"consecutive429s":0,"unlimited":true}\n';
 
   async function expectRefusedUnsent(env: Record<string, string>, why: string) {
     const before = sandbox.requestLog.length;

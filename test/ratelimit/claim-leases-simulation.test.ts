@@ -21,7 +21,7 @@ interface Trial {
   answerAfterMs?: number;
   /** A renews its lease until this moment (a crash), or as long as it runs. */
   renewsUntilMs?: number;
-  /** A never renews (a process that does not, such as an older pets). */
+  /** A never renews (a process whose event loop is held up, or that is stopped). */
   neverRenews?: boolean;
 }
 
