@@ -30,39 +30,35 @@ export function createProxyAgents(agentOptions: object, timeoutMs: number): Prox
   function agentFor(proxy: Proxy): Promise<ProxyAgent> {
     let made = agents.get(proxy);
     if (made) return made;
-    made = loadProxyAgent().then(
-      ({ ProxyAgent, Pool }) =>
-        new ProxyAgent({
-          ...agentOptions,
-          uri: proxy.uri,
-          connectTimeout: timeoutMs,
-          // HTTP/1.1 to an https:// proxy too (see allowH2 in http/transport.ts).
-          proxyTls: { allowH2: false },
-          // The pools that carry requests: in absolute form to an https:// proxy, undici names
-          // the proxy's host as the TLS server name of each request.
-          factory: (origin: URL, options: { connect: Connector }) =>
-            new Pool(origin, { ...options, connect: withoutAddressAsServerName(options.connect) }),
-          // The client that sends the CONNECT: undici's waits 300 s for the proxy's answer.
-          clientFactory: (origin: URL, options: { connect: Connector }) => {
-            const pool = new Pool(origin, {
-              ...options,
-              connect: withoutAddressAsServerName(options.connect),
-              headersTimeout: timeoutMs,
-            });
-            const openTunnel = pool.connect.bind(pool) as (
-              params: Parameters<typeof pool.connect>[0],
-            ) => Promise<unknown>;
-            Object.assign(pool, {
-              connect: (params: Parameters<typeof pool.connect>[0]) =>
-                openTunnel({ ...params, signal: stopTunnels.signal }).catch((error: unknown) => {
-                  if (error !== null && typeof error === 'object') tunnelFailures.add(error);
-                  throw error;
-                }),
-            });
-            return pool;
-          },
-        }),
-    );
+    made = loadProxyAgent().then(({ ProxyAgent, Pool }) => {
+      // The pools that carry requests: in absolute form to an https:// proxy, undici names
+      // the proxy's host as the TLS server name of each request.
+      const poolFor = (origin: URL, options: { connect: Connector; headersTimeout?: number }) =>
+        new Pool(origin, { ...options, connect: withoutAddressAsServerName(options.connect) });
+      return new ProxyAgent({
+        ...agentOptions,
+        uri: proxy.uri,
+        connectTimeout: timeoutMs,
+        // HTTP/1.1 to an https:// proxy too (see allowH2 in http/transport.ts).
+        proxyTls: { allowH2: false },
+        factory: poolFor,
+        // The client that sends the CONNECT: undici's waits 300 s for the proxy's answer.
+        clientFactory: (origin: URL, options: { connect: Connector }) => {
+          const pool = poolFor(origin, { ...options, headersTimeout: timeoutMs });
+          const openTunnel = pool.connect.bind(pool) as (
+            params: Parameters<typeof pool.connect>[0],
+          ) => Promise<unknown>;
+          Object.assign(pool, {
+            connect: (params: Parameters<typeof pool.connect>[0]) =>
+              openTunnel({ ...params, signal: stopTunnels.signal }).catch((error: unknown) => {
+                if (error !== null && typeof error === 'object') tunnelFailures.add(error);
+                throw error;
+              }),
+          });
+          return pool;
+        },
+      });
+    });
     agents.set(proxy, made);
     return made;
   }
