@@ -30,27 +30,22 @@ export async function renderRows<T>(
    */
   maxWidth?: number,
 ): Promise<string> {
+  // In TSV, escapeForTerminal turns tabs and newlines into \u0009 and \u000a, so a value can
+  // never split a row or a column.
+  const cells = rows.map((row) => columns.map((column) => escapeForTerminal(column.text(row))));
   if (mode === 'tsv') {
-    // escapeForTerminal turns tabs and newlines into \u0009 and \u000a, so a value can never
-    // split a row or a column.
-    const lines = [
-      columns.map((column) => column.title),
-      ...rows.map((row) => columns.map((column) => escapeForTerminal(column.text(row)))),
-    ];
-    return `${lines.map((cells) => cells.join('\t')).join('\n')}\n`;
+    const lines = [columns.map((column) => column.title), ...cells];
+    return `${lines.map((line) => line.join('\t')).join('\n')}\n`;
   }
   // The columns a terminal gives each cell's text: East Asian wide characters and most emoji
   // take two, combining marks none. cli-table3 measures with the same function (the build
   // gives it this string-width), and cuts a cell longer than its column short with ….
   const { Table, stringWidth } = await import('./table.js');
-  const cells = rows.map((row) => columns.map((column) => escapeForTerminal(column.text(row))));
-  const widths = fitWidths(
-    columns.map((column, i) =>
-      Math.max(stringWidth(column.title), ...cells.map((r) => stringWidth(r[i]!))),
-    ),
-    columns.map((column) => stringWidth(column.title)),
-    maxWidth,
+  const titles = columns.map((column) => stringWidth(column.title));
+  const natural = titles.map((title, i) =>
+    Math.max(title, ...cells.map((r) => stringWidth(r[i]!))),
   );
+  const widths = fitWidths(natural, titles, maxWidth);
   // cli-table3 colours headers even in a pipe unless its style is emptied; colour is ours.
   const table = new Table({
     head: columns.map((column) => colors.bold(column.title)),
