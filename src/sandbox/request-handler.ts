@@ -6,7 +6,6 @@ import { MAX_BODY_BYTES, createPet, getPet, listPets } from './pet-handlers.js';
 import type { PetStore } from './pet-store.js';
 import { rateLimitHeaders, rateLimitedResponse } from './rate-limit-responses.js';
 import type { RateLimiter } from './rate-limiter.js';
-import type { RateLimiterPool } from './rate-limiter-pool.js';
 import { IDENTITY_PATH, identityProof } from './identity.js';
 import { readBody } from './read-body.js';
 import { errorResponse, writeResponse, type HeaderMap, type SandboxResponse } from './responses.js';
@@ -18,8 +17,8 @@ export interface SandboxState {
   store: PetStore;
   key: string;
   keyLimiter: RateLimiter;
-  /** Requests without a valid key, per remote address, on the free plan's limits. */
-  anonymousLimiters: RateLimiterPool;
+  /** The limiter of requests without a valid key from one address, on the free plan's limits. */
+  anonymousLimiter: (address: string) => RateLimiter;
   now: () => number;
   requestLog: SandboxRequestLogEntry[];
   isClosing: () => boolean;
@@ -48,7 +47,7 @@ async function respond(
   const authenticated = hasBearerKey(req.headers.authorization, state.key);
   const limiter = authenticated
     ? state.keyLimiter
-    : state.anonymousLimiters.for(req.socket.remoteAddress ?? 'unknown');
+    : state.anonymousLimiter(req.socket.remoteAddress ?? 'unknown');
   const admission = limiter.admit(now);
   Object.assign(headers, rateLimitHeaders(admission.state));
   if (admission.outcome !== 'admitted') return rateLimitedResponse(admission, now);

@@ -4,7 +4,6 @@ import { openStore } from './open-store.js';
 import { resolveOptions } from './options.js';
 import { PLANS } from './plans.js';
 import { RateLimiter, type BanPolicy } from './rate-limiter.js';
-import { RateLimiterPool } from './rate-limiter-pool.js';
 import { createRequestHandler } from './request-handler.js';
 import type { RunningSandbox, SandboxOptions, SandboxRequestLogEntry } from './types.js';
 
@@ -42,6 +41,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const store = openStore(config);
   const banPolicy: BanPolicy = { strikesBeforeBan: config.banAfter, banMs: config.banMs };
   const requestLog: SandboxRequestLogEntry[] = [];
+  const anonymous = new Map<string, RateLimiter>();
   let closing: Promise<void> | undefined;
 
   const server = createServer(
@@ -49,7 +49,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       store,
       key: config.key,
       keyLimiter: new RateLimiter(config.limits, banPolicy),
-      anonymousLimiters: new RateLimiterPool(PLANS.free, banPolicy),
+      anonymousLimiter: (address) => {
+        if (!anonymous.has(address)) anonymous.set(address, new RateLimiter(PLANS.free, banPolicy));
+        return anonymous.get(address)!;
+      },
       now: config.now,
       requestLog,
       isClosing: () => closing !== undefined,
