@@ -7,8 +7,8 @@
 //   dist/runtime/main.js   main, and the compile cache: --version stops here
 //   dist/runtime/cli-stack.js  all of pets's own code, with commander and chalk
 //   dist/vendor/*.js       large dependencies that only some commands use (undici, with its
-//                          parsers as .wasm files, conf, cli-table3, @inquirer/prompts),
-//                          each loaded on first use
+//                          parsers as .wasm files, conf, cli-table3, jq-wasm,
+//                          @inquirer/prompts, ioredis), each loaded on first use
 //   dist/sandbox/index.js  the sandbox alone, for the benchmarks
 // Each is one esbuild bundle without code splitting: an import() inside a bundle becomes code
 // that runs on first use, not a file of its own. Each file is minified CommonJS, since Node
@@ -179,7 +179,9 @@ writeFileSync(
   readFileSync(join(dirname(require.resolve('jq-wasm')), 'build/jq.wasm')),
 );
 // undici's parsers as the bytes they are, for the stub above.
-for (const module of ['llhttp-wasm.js', 'llhttp_simd-wasm.js']) {
-  const bytes = require(`undici/lib/llhttp/${module}`);
-  writeFileSync(join(outdir, 'vendor', wasmFile(module)), bytes);
+for (const module of [
+  'undici/lib/llhttp/llhttp-wasm.js',
+  'undici/lib/llhttp/llhttp_simd-wasm.js',
+]) {
+  writeFileSync(join(outdir, 'vendor', wasmFile(module)), require(module));
 }

@@ -327,9 +327,9 @@ export class RateGate {
 
   /**
    * Lets go a request that must do something first (a journal's intent, synced): done now,
-   * not before the wait, so that a request that waited and never left did nothing. False if
-   * its go has gone stale meanwhile and it must ask again; throws the run's stop if one was
-   * decided meanwhile.
+   * not before the wait, so that a request waiting out a limit has done nothing. False if its
+   * go has gone stale meanwhile: it asks again, its intent written (an intent says a request
+   * may have left, not that it did). Throws the run's stop if one was decided meanwhile.
    */
   private async letGo(
     request: HttpRequest,

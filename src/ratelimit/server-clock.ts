@@ -27,8 +27,8 @@ export interface SeenServerTime {
 
 /**
  * The server's now from what a process knows, as a pure function: its own measured offset
- * (`placedOffset`) and the latest server moment any process read from a
- * Date (`floor`), carried forward by the time this process has seen pass since it read it.
+ * (`offsetMs`, ServerClock's placedOffsetMs) and the latest server moment any process read
+ * from a Date (`floor`), carried forward by the time this process has seen pass since then.
  * Each is a lower bound of the server's now, so the later is; a block is never taken to end
  * before it does. With neither, the local clock is the only guess, and no state holds a
  * moment to misread (every moment in it came with a floor).
