@@ -2,8 +2,7 @@
 // for a CLI that needs the agent and request() only. undici has no exports map, so its parts
 // load by path; package.json pins its exact version, test/build/stubs.test.ts fails if a
 // release moves them, and the types are undici's own (undici-core.d.ts). The build gives this
-// module a file of its own, loaded by API commands
-// alone (src/build/bundle.mjs).
+// module a file of its own, loaded by API commands alone (src/build/bundle.mjs).
 export { default as Agent } from 'undici/lib/dispatcher/agent.js';
 export { default as request } from 'undici/lib/api/api-request.js';
 
