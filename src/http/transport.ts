@@ -136,10 +136,10 @@ async function readBody(
     );
   };
   const declared = Number(headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
   // A declared length within the cap is enforced by undici, so read it in one go; only a
   // body of unknown length is counted chunk by chunk (async iteration costs more per request).
-  if (headers['content-length'] !== undefined && Number.isFinite(declared)) {
+  if (Number.isFinite(declared)) {
+    if (declared > maxBytes) throw tooLarge();
     const bytes = await body.bytes();
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
