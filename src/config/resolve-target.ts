@@ -32,7 +32,7 @@ export interface ChosenProfile {
 }
 
 /** --profile, else PETS_PROFILE, else the active profile, and which of them it was. */
-export function chooseProfileWithSource(
+export function chooseProfile(
   data: ConfigData,
   profileFlag: string | undefined,
   env: Env,
@@ -52,10 +52,6 @@ export function chooseProfileWithSource(
     );
   }
   return chosen;
-}
-
-export function chooseProfile(data: ConfigData, profileFlag: string | undefined, env: Env): string {
-  return chooseProfileWithSource(data, profileFlag, env).name;
 }
 
 /** How people read a source: the flag or variable by name, or the config. */
@@ -109,7 +105,7 @@ export function resolveTarget(
   profileFlag: string | undefined,
   env: Env,
 ): ApiTarget {
-  const { name: profile, source: profileSource } = chooseProfileWithSource(data, profileFlag, env);
+  const { name: profile, source: profileSource } = chooseProfile(data, profileFlag, env);
   const settings = effectiveSettings(data, profile, env);
   const { baseUrlSource, apiKey, keySource } = settings;
   const baseUrl = checkedBaseUrl(profile, settings);

@@ -1,21 +1,16 @@
 import type { Palette } from '../output/color.js';
 import { CommanderError } from 'commander';
-import { PetsError, UsageError } from '../core/errors.js';
+import { PetsError, UsageError, type ErrorDetails } from '../core/errors.js';
 import { escapeForTerminal } from '../core/terminal-text.js';
 import { redact } from '../core/redact.js';
 import type { Output } from './io.js';
 import { StderrNotices } from './stderr-notices.js';
 
-export interface ErrorReport {
+/** The error's details (`detail`: in JSON always, in text with --debug), apart from its cause. */
+export interface ErrorReport extends Omit<ErrorDetails, 'cause'> {
   exitCode: number;
   code: string;
   message: string;
-  hint?: string;
-  status?: number;
-  retryAfter?: number;
-  resetAt?: string;
-  /** The server's own words, when it gave some: in JSON always, in text with --debug. */
-  detail?: string;
   /** Whether --debug was given: the text then shows `detail` too. */
   debug: boolean;
   /** Only for unexpected errors, under --debug. */

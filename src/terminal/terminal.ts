@@ -1,4 +1,3 @@
-import { hostOf } from '../config/base-url.js';
 import type { Env } from '../config/paths.js';
 import type { ApiTarget } from '../config/resolve-target.js';
 import type { Pet } from '../api/contract.js';
@@ -206,14 +205,10 @@ export class Terminal {
     };
   }
 
-  /** The one-line warning before a create on a protected profile. */
-  async protectedBadge(target: {
-    profile: string;
-    baseUrl: string | null;
-    protected: boolean;
-  }): Promise<void> {
+  /** The one-line warning before a create on a protected profile (a saved one may have no host). */
+  async protectedBadge(target: { profile: string; host?: string; protected: boolean }) {
     if (!target.protected || this.options.quiet) return;
-    const host = target.baseUrl ? hostOf(target.baseUrl) : undefined;
+    const { host } = target;
     const colors = await this.stderrColors();
     this.stderr.write(
       'warning',

@@ -2,7 +2,7 @@ import { withWriteOutcome } from '../../api/create-outcome.js';
 import { joinUrl, type PetsApi } from '../../api/client.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import { apiPathProblem, isUnderBase } from '../../api/raw-path.js';
-import { UsageError } from '../../core/errors.js';
+import { codeOf, UsageError } from '../../core/errors.js';
 import { headerValue, type HttpMethod, type HttpResponse } from '../../http/types.js';
 import { parseJson, stringifyJson, type JsonValue } from '../../json/int64-json.js';
 import { Option } from 'commander';
@@ -268,7 +268,7 @@ async function confirmWrite(
   if (!target.protected) return;
   await confirmProtectedProfile(session, {
     profile: target.profile,
-    question: `${method} ${path} on protected profile "${target.profile}" (${new URL(target.baseUrl).host})?`,
+    question: `${method} ${path} on protected profile "${target.profile}" (${target.host})?`,
     action: `a ${method} to it`,
     nothingDone: 'nothing was sent',
     yes: options.yes === true,
@@ -308,9 +308,7 @@ async function readInput(session: Session, file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageError(
-      `--input ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
+    throw new UsageError(`--input ${file} cannot be read: ${codeOf(error) ?? 'error'}`);
   }
 }
 

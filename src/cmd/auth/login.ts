@@ -17,7 +17,7 @@ export async function login(
 ): Promise<{ profile: string; key: string; baseUrl: string | undefined }> {
   const key = checkedKey(options.key);
   return deps.config.update((data) => {
-    const name = chooseProfile(data, options.profileFlag, deps.env);
+    const name = chooseProfile(data, options.profileFlag, deps.env).name;
     data.profiles[name] = {
       ...data.profiles[name],
       ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
@@ -118,7 +118,7 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
       const { env, terminal } = session;
       const config = await session.config();
       const data = config.read();
-      const profile = chooseProfile(data, session.globals.profile, env);
+      const profile = chooseProfile(data, session.globals.profile, env).name;
       const where = effectiveSettings(data, profile, env);
       // A profile without an address is given one first, at a terminal: the key is checked
       // against it, and saved with it.

@@ -10,7 +10,7 @@ export async function logout(
   deps: { config: ConfigStore; env: Env },
 ): Promise<{ profile: string; removed: boolean }> {
   return deps.config.update((data) => {
-    const name = chooseProfile(data, options.profileFlag, deps.env);
+    const name = chooseProfile(data, options.profileFlag, deps.env).name;
     const saved = data.profiles[name] ?? {};
     const removed = saved.apiKey !== undefined;
     const { apiKey: _dropped, ...rest } = saved;

@@ -85,7 +85,6 @@ async function printDryRun(session: Session, target: ApiTarget, pet: NewPet): Pr
   const { createPetRequest, joinUrl } = await import('../../api/client.js');
   const request = createPetRequest(pet);
   const url = joinUrl(target.baseUrl, request.path);
-  const host = new URL(target.baseUrl).host;
   if (session.terminal.mode === 'json') {
     await session.terminal.printJson({
       dryRun: true,
@@ -93,7 +92,7 @@ async function printDryRun(session: Session, target: ApiTarget, pet: NewPet): Pr
       url,
       body: request.body,
       profile: target.profile,
-      host,
+      host: target.host,
       protected: target.protected,
       sent: false,
     });
@@ -105,7 +104,7 @@ async function printDryRun(session: Session, target: ApiTarget, pet: NewPet): Pr
     ['url', url],
     ['body', stringifyJson(request.body)],
     ['profile', target.profile],
-    ['host', host],
+    ['host', target.host],
     ['protected', target.protected ? 'yes (a real run shows the badge and asks nothing)' : 'no'],
     ['sent', 'nothing (dry run)'],
   ]);

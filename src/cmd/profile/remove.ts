@@ -45,8 +45,9 @@ export function defineRemove(profile: Command, getSession: SessionSource): void 
       const config = await session.config();
       const saved = savedProfile(name, { config });
       if (saved.protected) {
-        await session.terminal.protectedBadge({ ...saved, profile: name });
-        const where = saved.baseUrl ? ` (${hostOf(saved.baseUrl)})` : '';
+        const host = saved.baseUrl ? hostOf(saved.baseUrl) : undefined;
+        await session.terminal.protectedBadge({ profile: name, host, protected: true });
+        const where = host ? ` (${host})` : '';
         await confirmProtectedProfile(session, {
           profile: name,
           question: `${builtIn(name) ? 'Clear' : 'Remove'} protected profile "${name}"${where}?`,

@@ -13,7 +13,8 @@ export function defineShow(profile: Command, getSession: SessionSource): void {
     .action(async (name: string | undefined) => {
       const session = getSession();
       const config = await session.config();
-      const chosen = name ?? chooseProfile(config.read(), session.globals.profile, session.env);
+      const chosen =
+        name ?? chooseProfile(config.read(), session.globals.profile, session.env).name;
       const view = { config, env: session.env, profileFlag: session.globals.profile };
       await printProfiles(session, [showProfile(chosen, view)], true);
       await warnOverrides(session, config.read().activeProfile);

@@ -1,7 +1,7 @@
 import { keyHint } from '../../config/key-hint.js';
 import type { Env } from '../../config/paths.js';
 import {
-  chooseProfileWithSource,
+  chooseProfile,
   effectiveSettings,
   type ChosenProfile,
   type SettingSource,
@@ -37,7 +37,7 @@ export type ViewDeps = ConfigDeps & { env: Env; profileFlag?: string };
 /** The profile commands use now, or undefined when --profile or PETS_PROFILE names none. */
 export function profileInUse(deps: ViewDeps): ChosenProfile | undefined {
   try {
-    return chooseProfileWithSource(deps.config.read(), deps.profileFlag, deps.env);
+    return chooseProfile(deps.config.read(), deps.profileFlag, deps.env);
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 import { PLAN_NAMES, type PlanName } from '../../sandbox/plans.js';
-import { UsageError } from '../../core/errors.js';
+import { codeOf, UsageError } from '../../core/errors.js';
 import { keyProblem } from '../../config/key-check.js';
 import { escapeForTerminal } from '../../core/terminal-text.js';
 import type { RunningSandbox, SandboxAnswer } from '../../sandbox/index.js';
@@ -20,7 +20,7 @@ const parsePlan = (text: string) => parseChoice(PLAN_NAMES, text);
 
 /** A failure to listen that the user can fix with --host or --port, said as such (exit 2). */
 function listenProblem(error: unknown, flags: { host: string; port: number }): Error | undefined {
-  const code = ((error as Error | undefined)?.cause as { code?: unknown } | undefined)?.code;
+  const code = codeOf((error as Error | undefined)?.cause);
   const hint = 'Choose another with --port, or leave --port out for a free one.';
   if (code === 'EADDRINUSE') return new UsageError(`port ${flags.port} is in use`, { hint });
   if (code === 'EACCES') {
