@@ -61,7 +61,7 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
   let reading: Promise<unknown> = Promise.resolve();
   const take = async (): Promise<{ seq: number; item: I } | undefined> => {
     const turn = reading.then(async () => {
-      while (!order.hasRoom(nextSeq) && !stopping()) await order.room();
+      await order.roomFor(nextSeq, stopping);
       if (exhausted || stopping()) return undefined;
       const next = await iterator.next();
       if (next.done) {
@@ -127,14 +127,11 @@ class InOrder<I, R> {
     this.finished = new Array(window).fill(undefined);
   }
 
-  /** Whether item `seq` may be read: it is less than a window past the next to emit. */
-  hasRoom(seq: number): boolean {
-    return seq - this.nextToEmit < this.window;
-  }
-
-  /** Resolves when results are next emitted, making room. */
-  room(): Promise<void> {
-    return new Promise<void>((resolve) => (this.roomMade = resolve));
+  /** Waits until item `seq` is less than a window past the next to emit, or `stopping`. */
+  async roomFor(seq: number, stopping: () => boolean): Promise<void> {
+    while (seq - this.nextToEmit >= this.window && !stopping()) {
+      await new Promise<void>((resolve) => (this.roomMade = resolve));
+    }
   }
 
   /** Item `seq` is done: with no result, it is passed over in order. */

@@ -8,7 +8,7 @@ import {
   utimesSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { pidSpace, provablyGone } from './process-alive.js';
+import { pidSpace, processName, provablyGone } from './process-alive.js';
 
 // One lock for every file pets shares between processes: the journal, the config, the rate
 // gate's state. Its one behaviour:
@@ -128,7 +128,7 @@ class Lock implements FileLock {
   // This process's entry, and the private folder it is made whole in: made once, and moved
   // back there on release, so that a take and a release are a rename each (mkdir and rmdir
   // would make them ten times as slow). A lock held for a run is removed on release instead.
-  private readonly owner = `${process.pid}.${pidSpace() ?? 'unknown'}.${Math.floor(Math.random() * 2 ** 31).toString(36)}`;
+  private readonly owner = `${processName()}.${Math.floor(Math.random() * 2 ** 31).toString(36)}`;
   private readonly staged: string;
   private readonly entryPath: string;
   private readonly lease: Lease;

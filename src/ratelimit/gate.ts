@@ -247,11 +247,6 @@ export class RateGate {
     };
   }
 
-  /** The server's now as this process knows it, given the shared state. */
-  private serverNow(state: GateState): number {
-    return this.time.now(state);
-  }
-
   /**
    * The caller has `count` more requests to send after those already under way (a batch's
    * records not yet started): a process with many to send shares a window with short ones.
@@ -386,7 +381,8 @@ export class RateGate {
     const backoff = retryBackoffMs(networkFailures, this.options.random);
     if (!this.fitsWaitBudget(backoff)) throw giveUp;
     const reason = error.code.replace(/_/g, ' ');
-    await this.retryPause(backoff, reason, tries.attempt + 1, attempts, request);
+    const notice = { reason, attempt: tries.attempt + 1, maxAttempts: attempts };
+    await this.retryPause(backoff, notice, request);
     return networkFailures;
   }
 
@@ -413,19 +409,16 @@ export class RateGate {
     const backoff = retryBackoffMs(attempt, this.options.random);
     if (!this.fitsWaitBudget(backoff)) return 'final';
     const reason = `retry after ${response.status}`;
-    await this.retryPause(backoff, reason, attempt + 1, MAX_ATTEMPTS, request);
+    const notice = { reason, attempt: attempt + 1, maxAttempts: MAX_ATTEMPTS };
+    await this.retryPause(backoff, notice, request);
     return 'again';
   }
 
-  private async retryPause(
-    ms: number,
-    reason: string,
-    attempt: number,
-    maxAttempts: number,
-    request: HttpRequest,
-  ): Promise<void> {
+  /** Waits `ms` before the request's attempt `notice.attempt`, and says so. */
+  private async retryPause(ms: number, notice: WaitNotice, request: HttpRequest): Promise<void> {
+    const { reason, attempt, maxAttempts } = notice;
     this.trace(`wait ${formatDuration(ms)}: ${reason} (attempt ${attempt}/${maxAttempts})`);
-    await this.pause(ms, { reason, attempt, maxAttempts }, request, false);
+    await this.pause(ms, notice, request, false);
   }
 
   /**
@@ -472,7 +465,7 @@ export class RateGate {
       let now = 0;
       const decision = await this.change(
         (state) => {
-          now = this.serverNow(state);
+          now = this.time.now(state);
           const claimUntil = now + this.options.claimMs;
           return decideSends(state, now, ids, claimUntil, demand, this.time.measured);
         },
@@ -532,7 +525,7 @@ export class RateGate {
   private async takeReserved(): Promise<string | undefined> {
     if (this.reserved.length === 0) return undefined;
     const state = this.safeRead();
-    if (ampleBudget(state, this.serverNow(state))) return this.reserved.shift();
+    if (ampleBudget(state, this.time.now(state))) return this.reserved.shift();
     await this.releaseReserved();
     return undefined;
   }
@@ -754,7 +747,7 @@ export class RateGate {
     let crowded = false;
     let blocked = false;
     const observe = (current: GateState) => {
-      now = this.serverNow(current);
+      now = this.time.now(current);
       const answer = {
         status: response.status,
         serverAtLeastMs: this.time.atLeast(),
@@ -919,7 +912,7 @@ export class RateGate {
     const refusals = state.refusals!;
     const localNow = this.options.clock.now();
     const since = this.time.toLocal(refusals.sinceMs, state);
-    const until = this.time.toLocal(state.cooldownUntilMs ?? this.serverNow(state), state);
+    const until = this.time.toLocal(state.cooldownUntilMs ?? this.time.now(state), state);
     const at = clockTime(until, localNow);
     const answer = refusals.status === 429 ? '429 (rate limited)' : '503 (unavailable)';
     const text = (sentWords: string) =>
@@ -946,7 +939,7 @@ export class RateGate {
   private sentWords(): string {
     return this.sent === 0
       ? 'nothing was sent'
-      : `pets stopped after sending ${this.sent} ${this.sent === 1 ? 'request' : 'requests'}`;
+      : `pets stopped after sending ${requests(this.sent)}`;
   }
 
   /**
@@ -1008,7 +1001,7 @@ export class RateGate {
 
   private stillLimited(request: HttpRequest, attempts: number): RateLimitError {
     const state = this.safeRead();
-    const until = this.time.toLocal(state.cooldownUntilMs ?? this.serverNow(state), state);
+    const until = this.time.toLocal(state.cooldownUntilMs ?? this.time.now(state), state);
     return new RateLimitError(
       state.cooldownCode ?? 'rate_limited',
       `${request.method} ${request.url}: still rate limited (429) after ${attempts} attempts; ${this.sentWords()}`,

@@ -60,12 +60,9 @@ export async function openRedisStore(
   return new RedisStore(connection, key, address.shown, text);
 }
 
-interface Connection {
-  client: CasClient;
-  /** What a command met, in one line, redacted: the connection's own error where it has one. */
-  failure: (error: unknown) => string;
-}
+type Connection = Awaited<ReturnType<typeof connect>>;
 
+/** The store's client, and `failure`: what a command met, in one line, redacted. */
 async function connect(address: RateStoreAddress, redact: (text: string) => string) {
   const { Redis } = await import('./ioredis.js');
   const client = new Redis(address.url, {
@@ -91,7 +88,7 @@ async function connect(address: RateStoreAddress, redact: (text: string) => stri
     const closed = /^(Stream isn't writeable|Connection is closed)/.test(said);
     return redact(closed ? 'the connection was closed' : said);
   };
-  return { client, failure } satisfies Connection;
+  return { client, failure };
 }
 
 /** The store could not be opened: it refused pets, or could not be reached. */

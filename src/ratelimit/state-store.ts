@@ -87,9 +87,9 @@ function revive(raw: unknown): GateState {
 }
 
 /**
- * How each field of the state is read back, in the order revive has always given them (a
- * shared store compares the text): undefined drops a field that is missing or malformed. Every field is named, so that one added to
- * GateState cannot be lost silently on its way through a store.
+ * How each field of the state is read back, in this order (a shared store compares the
+ * text): undefined drops a field that is missing or malformed. Every field is named, so that
+ * one added to GateState cannot be lost silently on its way through a store.
  */
 const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | undefined } = {
   refusals: (value) => {
