@@ -41,7 +41,7 @@ export interface JournalTarget {
   profile: string;
   baseUrl: string;
   /** The key as pets shows it everywhere, **** and its last 4 characters, for messages. */
-  keyHint?: string;
+  keyHint: string;
 }
 
 export type { PreviousRecord };
@@ -86,9 +86,7 @@ const TORN_INTENT_START = '{"i":"';
 const BLOCK_BYTES = 4096;
 
 function describeTarget(target: JournalTarget): string {
-  // A journal written before keyHint was recorded names its key by **** alone.
-  const key = typeof target.keyHint === 'string' ? target.keyHint : '****';
-  return `profile "${target.profile}" at ${target.baseUrl} (key ${key})`;
+  return `profile "${target.profile}" at ${target.baseUrl} (key ${target.keyHint})`;
 }
 
 /**
@@ -521,7 +519,7 @@ function checkTarget(
   header: Record<string, unknown> | undefined,
   target: JournalTarget,
 ): void {
-  const fields = ['origin', 'key', 'profile', 'baseUrl'] as const;
+  const fields = ['origin', 'key', 'profile', 'baseUrl', 'keyHint'] as const;
   if (!header || !fields.every((field) => typeof header[field] === 'string')) {
     throw new UsageError(`${path} is not a pets journal, so it was left as it is`, {
       hint: 'Give --journal a new path, or the journal of an earlier run of this input; nothing was sent.',

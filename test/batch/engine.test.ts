@@ -176,6 +176,7 @@ describe('journal', () => {
     key: 'abcdef0123456789',
     profile: 'staging',
     baseUrl: 'http://localhost/v1',
+    keyHint: '****6789',
   };
   const journalPath = () => join(tempDir('pets-journal-'), 'x.pets-journal');
 
@@ -287,11 +288,11 @@ describe('journal', () => {
         origin: 'https://prod.example:443',
         baseUrl: 'https://prod.example/v1',
         profile: 'production',
+        keyHint: '****beef',
       }),
     ).toThrow(
-      // A target without keyHint (a journal of an older pets) names its key by **** alone;
-      // never by a part of the fingerprint.
-      'belongs to profile "staging" at http://localhost/v1 (key ****), not to profile "production" at https://prod.example/v1 (key ****)',
+      // The key named as pets shows it, never by a part of the fingerprint.
+      'belongs to profile "staging" at http://localhost/v1 (key ****6789), not to profile "production" at https://prod.example/v1 (key ****beef)',
     );
     expect(() => openJournal(path, { ...target, key: 'ffff' })).toThrow(/belongs to/);
     openJournal(path, { ...target, profile: 'renamed' }).close();

@@ -21,6 +21,7 @@ const target = {
   baseUrl: 'http://loopback:80/v1',
   key: 'abcdef0123456789',
   profile: 'staging',
+  keyHint: '****6789',
 };
 
 type Fault = 'short then ENOSPC' | 'ENOSPC' | 'EIO after writing' | 'fdatasync fails';

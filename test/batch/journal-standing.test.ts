@@ -12,6 +12,7 @@ const target: JournalTarget = {
   key: 'fingerprint-1',
   profile: 'staging',
   baseUrl: 'https://api.example.test',
+  keyHint: '****',
 };
 
 function journalWith(entries: number): string {
