@@ -18,16 +18,16 @@ export interface Notice {
   [field: string]: unknown;
 }
 
-/**
- * The one way anything reaches stderr: each message as the lines a person reads, or under
- * --json as exactly one JSON object per line, so that a script can parse every line.
- */
 /** A line redrawn in place at the foot of stderr (the progress line). */
 export interface LiveLine {
   clear(): void;
   redraw(): void;
 }
 
+/**
+ * The one way anything reaches stderr: each message as the lines a person reads, or under
+ * --json as exactly one JSON object per line, so that a script can parse every line.
+ */
 export class StderrNotices {
   /** Messages clear it before they are written, and draw it again below them. */
   private live?: LiveLine;
