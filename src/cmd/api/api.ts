@@ -82,19 +82,17 @@ function splitField(arg: string, flag: string): [string, string] {
 export function buildApiRequest(options: ApiRequestOptions, target: ApiTarget) {
   const problem = apiPathProblem(options.path);
   if (problem) throw new UsageError(`the path "${options.path}" ${problem}; nothing was sent`);
-  const method = (options.method?.toUpperCase() ??
-    (options.fields.length || options.input !== undefined ? 'POST' : 'GET')) as HttpMethod;
+  const method = methodOf(options.method, options.fields.length, options.input !== undefined);
   if (!API_METHODS.includes(method)) {
     throw new UsageError(`-X ${options.method} is not one of ${API_METHODS.join(', ')}`);
   }
   const headers: Record<string, string> = {};
   for (const line of options.headers) {
-    const at = line.indexOf(':');
-    const name = line.slice(0, at).trim().toLowerCase();
-    const value = line.slice(at + 1).trim();
-    if (at <= 0 || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) {
+    const header = headerLine(line);
+    if (!header || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(header.name)) {
       throw new UsageError(`-H "${line}" is not "Name: value"`);
     }
+    const { name, value } = header;
     if (/[\u0000-\u001f\u007f]/.test(value)) {
       throw new UsageError(`-H ${name}: the value holds a control character`);
     }
@@ -125,6 +123,18 @@ export function buildApiRequest(options: ApiRequestOptions, target: ApiTarget) {
     throw new UsageError(`the path "${options.path}" leaves the base URL; nothing was sent`);
   }
   return { method, path, headers, body };
+}
+
+/** -X, else POST for a request with fields or --input, else GET. */
+function methodOf(method: string | undefined, fields: number, input: boolean): HttpMethod {
+  return (method?.toUpperCase() ?? (fields || input ? 'POST' : 'GET')) as HttpMethod;
+}
+
+/** A -H line's name, lower-cased, and value, both trimmed; undefined without a name and colon. */
+function headerLine(line: string): { name: string; value: string } | undefined {
+  const at = line.indexOf(':');
+  if (at <= 0) return undefined;
+  return { name: line.slice(0, at).trim().toLowerCase(), value: line.slice(at + 1).trim() };
 }
 
 /**
@@ -211,10 +221,8 @@ export const apiCommand: CommandModule = {
 
 /** The request the flags describe, sent through the gate: the answer printed, its status the exit code. */
 async function sendRequest(session: Session, path: string, options: ApiOptions): Promise<void> {
-  const sends = (options.method ??
-    (options.rawField.length + options.field.length || options.input !== undefined
-      ? 'POST'
-      : 'GET')) as HttpMethod;
+  const fields = options.rawField.length + options.field.length;
+  const sends = methodOf(options.method, fields, options.input !== undefined);
   const override = methodOverride(options.header);
   const reads = READS.has(sends) && (override === undefined || READS.has(override));
   if (options.yes && reads) {
@@ -283,16 +291,10 @@ const METHOD_OVERRIDES = new Set(['x-http-method-override', 'x-http-method', 'x-
 
 /** The method an override header among `headers` (as -H gives them) names, upper-cased. */
 function methodOverride(headers: readonly string[]): HttpMethod | undefined {
-  for (const line of headers) {
-    const colon = line.indexOf(':');
-    if (colon > 0 && METHOD_OVERRIDES.has(line.slice(0, colon).trim().toLowerCase())) {
-      return line
-        .slice(colon + 1)
-        .trim()
-        .toUpperCase() as HttpMethod;
-    }
-  }
-  return undefined;
+  const override = headers
+    .map(headerLine)
+    .find((header) => header && METHOD_OVERRIDES.has(header.name));
+  return override?.value.toUpperCase() as HttpMethod | undefined;
 }
 
 function add<T>(parse: (arg: string) => T) {
