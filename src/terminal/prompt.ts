@@ -1,5 +1,5 @@
 import type { ReadStream } from 'node:tty';
-import { InterruptedError } from '../core/errors.js';
+import { InterruptedError, PetsError } from '../core/errors.js';
 import type { Io } from './io.js';
 
 /**
@@ -17,6 +17,22 @@ export interface TextQuestion {
   check?: (answer: string) => string | undefined;
   /** Without colour: --no-color, NO_COLOR and the like (Session.prompts sets it). */
   plain?: boolean;
+}
+
+/**
+ * A text question's check from the parser its answer goes through: why `parse` refuses an
+ * answer (the error's message, then its hint if it has one), or undefined when it takes it.
+ */
+export function refusalOf(parse: (answer: string) => unknown) {
+  return (answer: string): string | undefined => {
+    try {
+      parse(answer);
+      return undefined;
+    } catch (error) {
+      if (error instanceof PetsError && error.hint) return `${error.message}. ${error.hint}`;
+      return error instanceof Error ? error.message : String(error);
+    }
+  };
 }
 
 /** A question answered by picking one of `choices` with the arrow keys and Enter. */

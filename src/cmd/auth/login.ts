@@ -7,6 +7,7 @@ import { checkBaseUrl, hostOf } from '../../config/base-url.js';
 import { chooseProfile, effectiveSettings, type ApiTarget } from '../../config/resolve-target.js';
 import { isProtected, type ConfigStore } from '../../config/store.js';
 import { AuthError, InterruptedError, PetsError, UsageError } from '../../core/errors.js';
+import { refusalOf } from '../../terminal/prompt.js';
 import { readStdin } from '../../terminal/read-stdin.js';
 import { examples } from '../shared/help-text.js';
 import type { Session, SessionSource } from '../shared/session.js';
@@ -238,16 +239,7 @@ async function askBaseUrl(session: Session, profile: string): Promise<string> {
   const check = (answer: string) => checkBaseUrl(answer.trim(), 'the base URL');
   const answer = await session.terminal.prompts.text({
     message: `Base URL of profile "${profile}" (e.g. https://api.example.com/v1)`,
-    check: (answer) => {
-      try {
-        check(answer);
-        return undefined;
-      } catch (error) {
-        return error instanceof PetsError && error.hint
-          ? `${error.message}. ${error.hint}`
-          : (error as Error).message;
-      }
-    },
+    check: refusalOf(check),
   });
   return check(answer);
 }

@@ -18,7 +18,7 @@ import type { CommandModule } from '../shared/command.js';
 import { refuseWithout } from '../shared/flag-rules.js';
 import { examples } from '../shared/help-text.js';
 import type { Session } from '../shared/session.js';
-import type { Prompter } from '../../terminal/prompt.js';
+import { refusalOf, type Prompter } from '../../terminal/prompt.js';
 
 /** The options that act only on a batch: each is refused without --file. */
 const FILE_ONLY_OPTIONS = ['format', 'concurrency', 'journal', 'retryUnknown', 'newRun', 'yes'];
@@ -62,10 +62,10 @@ export async function askPet(
     return { name: given.name, categoryId: given.categoryId, status: given.status };
   }
   const name =
-    given.name ?? parseName(await prompts.text({ message: 'Name', check: refusal(parseName) }));
+    given.name ?? parseName(await prompts.text({ message: 'Name', check: refusalOf(parseName) }));
   const categoryId =
     given.categoryId ??
-    parseId(await prompts.text({ message: 'Category id', check: refusal(parseId) }));
+    parseId(await prompts.text({ message: 'Category id', check: refusalOf(parseId) }));
   const status: PetStatus | 'none' =
     given.status ??
     (await prompts.select<PetStatus | 'none'>({
@@ -108,18 +108,6 @@ async function printDryRun(session: Session, target: ApiTarget, pet: NewPet): Pr
     ['protected', target.protected ? 'yes (a real run shows the badge and asks nothing)' : 'no'],
     ['sent', 'nothing (dry run)'],
   ]);
-}
-
-/** Why `parse` refuses an answer (its flag's message), or undefined when it takes it. */
-function refusal(parse: (text: string) => unknown): (answer: string) => string | undefined {
-  return (answer) => {
-    try {
-      parse(answer);
-      return undefined;
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    }
-  };
 }
 
 /** One pet, from its flags, and at a terminal from questions for those missing. */
