@@ -262,6 +262,11 @@ export interface ErrorJson {
   detail?: string;
 }
 
+/** The JSON of a failure pets finds itself (a bad record, a record not sent): no HTTP status. */
+export function ownErrorJson(code: string, message: string, exitCode: number): ErrorJson {
+  return { code, message, status: null, exitCode };
+}
+
 export function errorJson(error: PetsError): ErrorJson {
   return {
     code: error.code,

@@ -16,6 +16,7 @@ import {
   RateLimitError,
   ServerUnavailableError,
   errorJson,
+  ownErrorJson,
   type ErrorJson,
 } from '../../core/errors.js';
 
@@ -64,13 +65,6 @@ const READ_AHEAD = 64;
 // piling up records whose fate is unknown.
 const MAX_UNKNOWN_IN_A_ROW = 3;
 
-const failure = (code: string, message: string, exitCode: number): ErrorJson => ({
-  code,
-  message,
-  status: null,
-  exitCode,
-});
-
 /**
  * Creates the records of a batch, each at most once across runs and crashes: a create's
  * intent is in the journal, on disk, when the rate gate lets it go and before it leaves, so a
@@ -91,7 +85,7 @@ export async function addBatch(
   ): Promise<WorkResult<RecordResult>> => {
     const { line, pet } = record;
     if (!pet) {
-      const error = failure('invalid_record', `line ${line}: ${record.problem}`, 2);
+      const error = ownErrorJson('invalid_record', `line ${line}: ${record.problem}`, 2);
       return { result: { line, kind: 'failed', error, sent: false } };
     }
     const key = names.take();
@@ -118,7 +112,7 @@ export async function addBatch(
     notDone: (record): RecordResult => ({
       line: record.line,
       kind: 'notSent',
-      error: failure('not_sent', `line ${record.line}: not sent: the run stopped first`, 1),
+      error: ownErrorJson('not_sent', `line ${record.line}: not sent: the run stopped first`, 1),
     }),
     stop: deps.stop,
   });
@@ -175,7 +169,7 @@ function earlierOutcome(
         line,
         kind: 'unknown',
         sent: false,
-        error: failure(
+        error: ownErrorJson(
           'outcome_unknown',
           `line ${line}: an earlier run may have created this pet; not sent again (check with \`pets list\`, then use --retry-unknown)`,
           1,
@@ -189,7 +183,7 @@ function earlierOutcome(
         error:
           previous?.outcome === 'failed' && previous.error
             ? { ...previous.error, exitCode: 1 }
-            : failure('failed_before', `line ${line}: failed on an earlier run`, 1),
+            : ownErrorJson('failed_before', `line ${line}: failed on an earlier run`, 1),
       };
   }
 }
@@ -248,12 +242,12 @@ class RecordSender {
   ): WorkResult<RecordResult> {
     const { journal } = this;
     // The journal cannot be written: the record was not sent, and nothing more is written.
-    if (error instanceof JournalError) throw error;
+    // Anything but a PetsError is unexpected: it ends the run, for main to report.
+    if (error instanceof JournalError || !(error instanceof PetsError)) throw error;
     // These end the run with the record not created: its intent without an outcome holds it
     // as unknown on resume only if the request may have left; otherwise the outcome says
     // it failed in a way that retrying fixes.
     if (
-      !(error instanceof PetsError) ||
       error instanceof AuthError ||
       error instanceof ForbiddenError ||
       error instanceof RateLimitError ||
@@ -261,7 +255,6 @@ class RecordSender {
       ((error instanceof InterruptedError || error instanceof NetworkError) &&
         !mayHaveCreated(error))
     ) {
-      if (!(error instanceof PetsError)) throw error;
       const reported = refusedJson(line, error, left);
       // The stop's own message (its count of requests sent) is the run's, said once at the end.
       const settle = () =>

@@ -2,7 +2,13 @@ import { streamLines } from '../../batch/input/lines.js';
 import type { DeprecationHeaders, PetsApi } from '../../api/client.js';
 import { parseInt64, type Pet } from '../../api/contract.js';
 import { runBatch } from '../../batch/run-batch.js';
-import { NotFoundError, PetsError, errorJson, type ErrorJson } from '../../core/errors.js';
+import {
+  NotFoundError,
+  PetsError,
+  errorJson,
+  ownErrorJson,
+  type ErrorJson,
+} from '../../core/errors.js';
 
 /** One id to fetch, or why the input line is not one. */
 export interface IdInput {
@@ -54,15 +60,7 @@ export async function getPets(
     async work({ line, id, problem }, halted) {
       if (id === undefined) {
         return {
-          result: {
-            line,
-            error: {
-              code: 'invalid_id',
-              message: `line ${line}: ${problem}`,
-              status: null,
-              exitCode: 2,
-            },
-          },
+          result: { line, error: ownErrorJson('invalid_id', `line ${line}: ${problem}`, 2) },
         };
       }
       // Whether its request left: one refused, then stopped, was sent, not "not fetched".
@@ -98,12 +96,7 @@ export async function getPets(
     notDone: ({ line, id }) => ({
       line,
       ...(id === undefined ? {} : { id }),
-      error: {
-        code: 'not_sent',
-        message: `line ${line}: not fetched: the run stopped first`,
-        status: null,
-        exitCode: 1,
-      },
+      error: ownErrorJson('not_sent', `line ${line}: not fetched: the run stopped first`, 1),
     }),
     stop: deps.signal,
   });
