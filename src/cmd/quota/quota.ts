@@ -1,6 +1,6 @@
 import { bar } from '../../output/bar.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
-import { liveLimits, type GateState } from '../../ratelimit/policy.js';
+import { liveLimits } from '../../ratelimit/policy.js';
 import { clockTime, formatDuration } from '../../core/clock.js';
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
@@ -35,32 +35,18 @@ export async function showQuota(
 ): Promise<QuotaReport> {
   let state = deps.gate.snapshot;
   let source: QuotaReport['source'] = 'cached';
-  const now = deps.now();
-  const live = liveLimits(state, now);
+  const live = liveLimits(state, deps.now());
   if (live.cooldownUntilMs === undefined && !live.quota) {
     await deps.api.listPets({ limit: 1 }, { signal: deps.signal });
     state = deps.gate.snapshot;
     source = 'server';
   }
-  const where = deps.gate.storeView;
-  return {
-    ...report(target.profile, state, deps.now(), source),
-    store: where.shared ?? null,
-    storeKey: where.place ?? null,
-    inFlight: Object.keys(state?.inFlight ?? {}).length,
-  };
-}
-
-function report(
-  profile: string,
-  state: GateState | undefined,
-  now: number,
-  source: QuotaReport['source'],
-): Omit<QuotaReport, 'store' | 'storeKey' | 'inFlight'> {
+  const now = deps.now();
   const quota = state?.quota;
   const cooldown = liveLimits(state, now).cooldownUntilMs;
+  const where = deps.gate.storeView;
   return {
-    profile,
+    profile: target.profile,
     limit: quota?.limit ?? null,
     remaining: quota?.remaining ?? null,
     resetAt: quota ? new Date(quota.resetAtMs).toISOString() : null,
@@ -68,6 +54,9 @@ function report(
     cooldownUntil: cooldown === undefined ? null : new Date(cooldown).toISOString(),
     cooldownCode: cooldown === undefined ? null : (state?.cooldownCode ?? null),
     source,
+    store: where.shared ?? null,
+    storeKey: where.place ?? null,
+    inFlight: Object.keys(state?.inFlight ?? {}).length,
   };
 }
 
