@@ -21,7 +21,7 @@ import { fileLock } from '../../core/file-lock.js';
 import { configDir } from '../../config/paths.js';
 import type { BatchOptions, BatchPlan, RecordSurvey } from '../../batch/plan.js';
 import { confirmProtectedProfile } from '../shared/confirm.js';
-import type { NoticeFields, Session } from '../shared/session.js';
+import type { Session } from '../shared/session.js';
 import { resumeCommand } from './add-plan.js';
 
 export interface AddFileFlags {
@@ -122,7 +122,7 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
     // there was none.
     const journal = readJournal(options.journal, journalTarget, place);
     const others = registryOf(session, journalTarget).entries();
-    await refuseRecordsOfOtherRuns(session, options, source, journal, journalTarget, others, true);
+    await refuseRecordsOfOtherRuns(options, source, journal, journalTarget, others, true);
     await dryRun(session, target, options, source, journal);
     return;
   }
@@ -205,7 +205,7 @@ async function openRunJournal(
       // What no longer holds records drops out: a journal deleted, or no longer this target's,
       // or one that holds none and that no run has open.
       held.prune((entry) => entry.journal === own || stillHolds(entry, target, journalStanding));
-      await refuseRecordsOfOtherRuns(session, options, source, journal, target, held.entries());
+      await refuseRecordsOfOtherRuns(options, source, journal, target, held.entries());
       const nameOf = recordNamer({ records: 0 });
       const head = (await source.head()).flatMap((record) =>
         record.pet ? [nameOf(record.pet)] : [],
@@ -253,7 +253,6 @@ function registryOf(session: Session, target: JournalTarget): JournalRegistry {
  * their first HEAD_RECORDS are compared (RecordInput.comparable).
  */
 async function refuseRecordsOfOtherRuns(
-  session: Session,
   options: BatchOptions,
   source: RecordInput,
   journal: Pick<Journal, 'records' | 'previous'>,
@@ -597,15 +596,6 @@ async function importRecords(
   summarize(session, plan, outcome);
 }
 
-/** What to do about records whose create may have happened: check, then send them again. */
-function unknownAdvice(options: BatchOptions): [string, NoticeFields] {
-  const again = resumeCommand({ ...options, retryUnknown: true });
-  const message = options.retryUnknown
-    ? 'Check the unknown ones with `pets list`.'
-    : `Check the unknown ones with \`pets list\`; to send them again anyway: ${again}`;
-  return [message, { code: 'unknown_outcomes', resume: again }];
-}
-
 /** The last words of a run: what became of the records, and how to go on. */
 function summarize(session: Session, plan: BatchPlan, outcome: AddBatchResult): void {
   const { created, failed, skipped, unknown, notSent, stoppedBy } = outcome;
@@ -619,7 +609,14 @@ function summarize(session: Session, plan: BatchPlan, outcome: AddBatchResult): 
   if (stoppedBy || notSent > 0) {
     session.terminal.notice(`Stopped early. Resume with: ${resume}`, { code: 'stopped', resume });
   } else if (unknown > 0) {
-    session.terminal.notice(...unknownAdvice(plan.options));
+    // Records whose create may have happened: to be checked, then sent again.
+    const again = resumeCommand({ ...plan.options, retryUnknown: true });
+    session.terminal.notice(
+      plan.options.retryUnknown
+        ? 'Check the unknown ones with `pets list`.'
+        : `Check the unknown ones with \`pets list\`; to send them again anyway: ${again}`,
+      { code: 'unknown_outcomes', resume: again },
+    );
   }
   if (stoppedBy) throw stoppedBy;
   if (failed > 0 || unknown > 0 || notSent > 0) session.exitCode = 1;

@@ -83,7 +83,7 @@ async function start(flags: SandboxFlags, session: Session): Promise<RunningSand
     firstId: flags.firstId,
     dataFile: flags.data,
     key: flags.key,
-    onAnswer: log && ((answer) => log(answer)),
+    onAnswer: log,
   }).catch((error: unknown) => {
     throw listenProblem(error, flags) ?? error;
   });
