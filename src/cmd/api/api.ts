@@ -236,7 +236,13 @@ async function sendRequest(session: Session, path: string, options: ApiOptions):
   if (reads) await session.terminal.environmentLine(target);
   else {
     const acts = override && override !== sends ? `${sends} (${override} by its header)` : sends;
-    await confirmWrite(session, target, acts, path, options);
+    await confirmProtectedProfile(session, target, {
+      doing: `${acts} ${path} on`,
+      action: `a ${acts} to it`,
+      nothingDone: 'nothing was sent',
+      yes: options.yes === true,
+      stdinBusy: options.input === '-',
+    });
   }
   const input = options.input === undefined ? undefined : await readInput(session, options.input);
   const { api } = await session.api(target);
@@ -259,29 +265,6 @@ async function sendRequest(session: Session, path: string, options: ApiOptions):
   }
   const { status } = result.response;
   if (status < 200 || status > 299) throw api.failure(result.method, result.url, result.response);
-}
-
-/**
- * A write to a protected profile: the badge, then the profile's name typed at a terminal, or
- * --yes where nobody can be asked (a pipe, --no-input, or the body on stdin).
- */
-async function confirmWrite(
-  session: Session,
-  target: ApiTarget,
-  method: string,
-  path: string,
-  options: ApiOptions,
-): Promise<void> {
-  await session.terminal.protectedBadge(target);
-  if (!target.protected) return;
-  await confirmProtectedProfile(session, {
-    profile: target.profile,
-    question: `${method} ${path} on protected profile "${target.profile}" (${target.host})?`,
-    action: `a ${method} to it`,
-    nothingDone: 'nothing was sent',
-    yes: options.yes === true,
-    stdinBusy: options.input === '-',
-  });
 }
 
 // Headers by which some servers and gateways act on another method than the request line's

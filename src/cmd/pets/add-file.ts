@@ -35,28 +35,6 @@ export interface AddFileFlags {
   dryRun?: boolean;
 }
 
-/**
- * A batch into a protected profile needs a person to type the profile's name, or --yes
- * where no one can be asked (a pipe, --no-input, records on stdin).
- */
-async function confirmProtected(
-  session: Session,
-  target: ApiTarget,
-  recordsOnStdin: boolean,
-  yes: boolean,
-) {
-  if (!target.protected) return;
-  await session.terminal.protectedBadge(target);
-  await confirmProtectedProfile(session, {
-    profile: target.profile,
-    question: `Import into protected profile "${target.profile}" (${target.host})?`,
-    action: 'a batch into it',
-    nothingDone: 'nothing was sent',
-    yes,
-    stdinBusy: recordsOnStdin,
-  });
-}
-
 // After Ctrl-C, requests already sent get this long to answer before they are cut off
 // (and journaled as unknown).
 const GRACE_MS = 5_000;
@@ -141,7 +119,13 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
     });
   process.once('exit', onForcedExit);
   try {
-    await confirmProtected(session, target, fromStdin, flags.yes === true);
+    await confirmProtectedProfile(session, target, {
+      doing: 'Import into',
+      action: 'a batch into it',
+      nothingDone: 'nothing was sent',
+      yes: flags.yes === true,
+      stdinBusy: fromStdin,
+    });
     await importRecords(session, target, options, source, journal);
   } finally {
     process.off('exit', onForcedExit);

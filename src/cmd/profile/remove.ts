@@ -44,18 +44,17 @@ export function defineRemove(profile: Command, getSession: SessionSource): void 
       const session = getSession();
       const config = await session.config();
       const saved = savedProfile(name, { config });
-      if (saved.protected) {
-        const host = saved.baseUrl ? hostOf(saved.baseUrl) : undefined;
-        await session.terminal.protectedBadge({ profile: name, host, protected: true });
-        const where = host ? ` (${host})` : '';
-        await confirmProtectedProfile(session, {
-          profile: name,
-          question: `${builtIn(name) ? 'Clear' : 'Remove'} protected profile "${name}"${where}?`,
+      const host = saved.baseUrl ? hostOf(saved.baseUrl) : undefined;
+      await confirmProtectedProfile(
+        session,
+        { profile: name, host, protected: saved.protected },
+        {
+          doing: builtIn(name) ? 'Clear' : 'Remove',
           action: 'removing it',
           nothingDone: 'nothing was changed',
           yes: options.yes === true,
-        });
-      }
+        },
+      );
       const removed = await removeProfile(name, { config });
       session.terminal.notice(
         removed.cleared
