@@ -5,7 +5,9 @@ import {
   type AddHelpTextPosition,
   type Help,
   type HelpContext,
+  type Option,
 } from 'commander';
+import { commandName } from './json-output.js';
 
 /** A command's examples, for `.addHelpText('before', …)`: pets's help shows them after the description. */
 export function examples(...lines: string[]): string {
@@ -20,7 +22,8 @@ export function examples(...lines: string[]): string {
  * placed after the usage and description instead of above them.
  */
 export class PetsCommand extends Command {
-  private lead = '';
+  /** The text placed between the description and the lists: the examples. */
+  helpLead = '';
 
   override createCommand(name?: string): PetsCommand {
     return new PetsCommand(name);
@@ -37,20 +40,8 @@ export class PetsCommand extends Command {
   ): this {
     if (typeof text !== 'string') return super.addHelpText(position, text);
     if (position !== 'before') return super.addHelpText(position, text);
-    this.lead += text;
+    this.helpLead += text;
     return this;
-  }
-
-  /** The text placed between the description and the lists: the examples. */
-  get helpLead(): string {
-    return this.lead;
-  }
-
-  /** The command line that shows this command's help: `pets profile use --help`. */
-  get helpCommandLine(): string {
-    const names = [this.name()];
-    for (let parent = this.parent; parent; parent = parent.parent) names.unshift(parent.name());
-    return `${names.join(' ')} --help`;
   }
 
   /**
@@ -67,13 +58,14 @@ export class PetsCommand extends Command {
   }
 
   // Every usage error commander finds goes through here, on the command that found it:
-  // the error carries that command's help line, for the hint main prints.
+  // the error carries the command line of that command's help (`pets profile use --help`),
+  // for the hint main prints.
   override error(message: string, options?: { code?: string; exitCode?: number }): never {
     try {
       super.error(message, options);
     } catch (error) {
-      if (error instanceof CommanderError)
-        Object.assign(error, { helpCommand: this.helpCommandLine });
+      const helpCommand = ['pets', commandName(this), '--help'].filter(Boolean).join(' ');
+      if (error instanceof CommanderError) Object.assign(error, { helpCommand });
       throw error;
     }
   }
@@ -85,6 +77,8 @@ export function formatHelp(cmd: Command, helper: Help): string {
   const helpWidth = helper.helpWidth ?? 80;
   const item = (term: string, description: string) =>
     helper.formatItem(term, termWidth, description, helper);
+  const optionItem = (option: Option) =>
+    item(helper.optionTerm(option), helper.optionDescription(option));
   const section = (heading: string, items: string[]) =>
     items.length === 0 ? [] : [heading, ...items, ''];
 
@@ -116,20 +110,11 @@ export function formatHelp(cmd: Command, helper: Help): string {
       ),
     );
   }
-  const options = helper
-    .visibleOptions(cmd)
-    .map((option) => item(helper.optionTerm(option), helper.optionDescription(option)));
   // The program's own options are the global ones.
+  const options = helper.visibleOptions(cmd).map(optionItem);
   output.push(...section(cmd.parent ? 'Options:' : 'Global Options:', options));
   if (helper.showGlobalOptions) {
-    output.push(
-      ...section(
-        'Global Options:',
-        helper
-          .visibleGlobalOptions(cmd)
-          .map((option) => item(helper.optionTerm(option), helper.optionDescription(option))),
-      ),
-    );
+    output.push(...section('Global Options:', helper.visibleGlobalOptions(cmd).map(optionItem)));
   }
   return output.join('\n');
 }
