@@ -96,29 +96,27 @@ async function announce(
   saved: SavedProfile | undefined,
   wanted: string,
 ): Promise<void> {
-  const profile = saved?.name ?? null;
-  if (session.terminal.mode === 'json') {
+  const json = session.terminal.mode === 'json';
+  if (json) {
     const { renderJson } = await import('../../output/render-json.js');
     const { baseUrl, key, plan, rpm, rpd } = sandbox;
+    const profile = saved?.name ?? null;
     session.terminal.printJsonText(renderJson({ baseUrl, key, plan, rpm, rpd, profile }, false));
-    if (saved?.inUseBy !== undefined) {
-      const { announceProfile } = await import('./save-profile.js');
-      announceProfile(session, saved, wanted);
-    }
-    return;
+  } else {
+    const limits = (n: number | null, per: string) =>
+      n === null ? `unlimited/${per}` : `${n}/${per}`;
+    session.terminal.print(
+      `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
+        `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
+        `Key: ${sandbox.key}\n`,
+    );
   }
-  const limits = (n: number | null, per: string) =>
-    n === null ? `unlimited/${per}` : `${n}/${per}`;
-  session.terminal.print(
-    `Sandbox API at ${sandbox.baseUrl} (plan ${sandbox.plan}: ` +
-      `${limits(sandbox.rpm, 'min')}, ${limits(sandbox.rpd, 'day')})\n` +
-      `Key: ${sandbox.key}\n`,
-  );
-  if (saved) {
+  // The JSON line names the profile: a notice follows it only where it went under another name.
+  if (saved && (!json || saved.inUseBy !== undefined)) {
     const { announceProfile } = await import('./save-profile.js');
     announceProfile(session, saved, wanted);
   }
-  session.terminal.notice('Press Ctrl-C to stop.');
+  if (!json) session.terminal.notice('Press Ctrl-C to stop.');
 }
 
 async function runSandbox(flags: SandboxFlags, session: Session): Promise<void> {
