@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PetsApi, joinUrl } from '../../src/api/client.js';
 import type { ApiTarget } from '../../src/config/resolve-target.js';
 import {
@@ -12,21 +12,23 @@ import {
 import { createTransport, type Transport } from '../../src/http/transport.js';
 import { RateGate } from '../../src/ratelimit/gate.js';
 import { hostOf } from '../../src/config/base-url.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
-import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
+import {
+  sendJson,
+  startFaultServer,
+  testFaultServer,
+  type FaultServer,
+} from '../helpers/fault-server.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 const BIG = 9007199254740993n;
 let sandbox: RunningSandbox;
 let fault: FaultServer;
 const transports: Transport[] = [];
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ firstId: BIG, key: 'sandbox_key_for_client_tests' });
-  fault = await startFaultServer();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await fault.close();
+beforeEach(async () => {
+  sandbox = await testSandbox({ firstId: BIG, key: 'sandbox_key_for_client_tests' });
+  fault = await testFaultServer();
 });
 afterEach(async () => {
   await Promise.all(transports.splice(0).map((t) => t.close()));

@@ -1,10 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { scriptedPrompter } from '../helpers/prompter.js';
 import { runMain } from '../helpers/run-main.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // Which profile, address and key a command uses, where each comes from, and how a person at a
 // terminal sees it.
@@ -14,11 +15,8 @@ let dir: string;
 let env: Record<string, string>;
 const OTHER_KEY = 'staging_key_value_for_tests_7777';
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited', key: 'environment_tests_key_0042' });
-});
-afterAll(() => sandbox.close());
 beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited', key: 'environment_tests_key_0042' });
   dir = tempConfigDir();
   env = { PETS_CONFIG_DIR: dir };
   await run(['profile', 'set', 'production', '--base-url', sandbox.baseUrl]);

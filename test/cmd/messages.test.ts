@@ -1,21 +1,21 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { fakeClock } from '../helpers/fake-clock.js';
 import { startFaultServer } from '../helpers/fault-server.js';
 import { runMain } from '../helpers/run-main.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // Each message says what happened and what to do next, and is true.
 
 let sandbox: RunningSandbox;
 let petId: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited', seed: 1 });
+beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited', seed: 1 });
   petId = String(sandbox.pets()[0]!.id);
 });
-afterAll(() => sandbox.close());
 
 describe('a refused connection', () => {
   it('is tried twice, says so, and hints at what fits (not --timeout)', async () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { onTestFinished } from 'vitest';
 
 export interface LoggedRequest {
   /** Arrival time by the server's clock. */
@@ -71,6 +72,16 @@ export async function startFaultServer(now: () => number = Date.now): Promise<Fa
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * A fault server of the current test's own, closed when it ends: no test answers with the
+ * handler another left, or counts another's requests. Call it in a test or a beforeEach.
+ */
+export async function testFaultServer(now?: () => number): Promise<FaultServer> {
+  const server = await startFaultServer(now);
+  onTestFinished(() => server.close());
+  return server;
 }
 
 /** Answers with a JSON body text as given (so tests can send exactly the bytes they mean). */

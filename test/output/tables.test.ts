@@ -8,6 +8,7 @@ import { fitWidths } from '../../src/output/render.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { runMain } from '../helpers/run-main.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 const LONG_NAME = `Bartholomew ${'the very long named '.repeat(8)}cat`.slice(0, 160);
 
@@ -144,16 +145,12 @@ describe('a full page of pets', () => {
   });
 
   it('at --limit 100 says that is the most one request returns', async () => {
-    const big = await startSandbox({ plan: 'unlimited', seed: 100 });
-    try {
-      const result = await runMain(['list', '--limit', '100'], apiEnv(big, { NO_COLOR: '1' }), {
-        stderrIsTTY: true,
-        stdoutIsTTY: true,
-      });
-      expect(result.stderr).toContain('Showing 100, the most one request returns');
-    } finally {
-      await big.close();
-    }
+    const big = await testSandbox({ plan: 'unlimited', seed: 100 });
+    const result = await runMain(['list', '--limit', '100'], apiEnv(big, { NO_COLOR: '1' }), {
+      stderrIsTTY: true,
+      stdoutIsTTY: true,
+    });
+    expect(result.stderr).toContain('Showing 100, the most one request returns');
   });
 });
 

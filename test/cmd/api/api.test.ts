@@ -1,14 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../../src/sandbox/index.js';
 import { apiEnv } from '../../helpers/api-env.js';
 import { tempConfigDir, tempDir } from '../../helpers/config-dir.js';
 import { fakeClock, type FakeClock } from '../../helpers/fake-clock.js';
 import { CLOCK_SKEW_ALLOWANCE_MS } from '../../../src/ratelimit/server-clock.js';
 import { sendJson, startFaultServer, type FaultServer } from '../../helpers/fault-server.js';
 import { runMain } from '../../helpers/run-main.js';
+import { testSandbox } from '../../helpers/sandbox.js';
 
 // `pets api` against the sandbox, then against a scripted server on a fake clock.
 
@@ -17,11 +18,8 @@ const KEY = 'fault_key_0123456789';
 describe('pets api against the sandbox', () => {
   let sandbox: RunningSandbox;
   let env: Record<string, string>;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ plan: 'unlimited' });
-  });
-  afterAll(() => sandbox.close());
-  beforeEach(() => {
+  beforeEach(async () => {
+    sandbox = await testSandbox({ plan: 'unlimited' });
     // staging: unprotected, so that writes go without a confirmation (tested in e2e/flags).
     env = apiEnv(sandbox, { PETS_NO_DEPRECATION_WARNING: '1', PETS_PROFILE: 'staging' });
   });
@@ -64,6 +62,9 @@ describe('pets api against the sandbox', () => {
   });
 
   it('turns fields of a GET into query parameters', async () => {
+    for (const name of ['Ada', 'Bo']) {
+      await runMain(['api', '/pets', '-f', `name=${name}`, '-F', 'categoryId=1'], env);
+    }
     const result = await runMain(['api', '/pets', '-X', 'GET', '-F', 'limit=1'], env);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toHaveLength(1);

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   AUTH_STATUS,
   BATCH_LINE,
@@ -19,21 +19,21 @@ import {
   type Shape,
 } from '../../../src/cmd/help/json-topic.js';
 import { JSON_COMMANDS } from '../../../src/cmd/shared/json-output.js';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../../src/sandbox/index.js';
 import { apiEnv } from '../../helpers/api-env.js';
 import { tempDir } from '../../helpers/config-dir.js';
 import { runMain } from '../../helpers/run-main.js';
 import { runSandboxCommand } from '../../helpers/sandbox-command.js';
+import { testSandbox } from '../../helpers/sandbox.js';
 
 // `pets help json` promises field names. Each documented shape is held against what the
 // commands print: a documented field that disappears, or an undocumented one that appears,
 // fails here.
 
 let sandbox: RunningSandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited', seed: 2 });
+beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited', seed: 2 });
 });
-afterAll(() => sandbox.close());
 
 /** `value` has every field `shape` requires, and none it does not document. */
 function expectShape(value: unknown, shape: Shape): void {

@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../../src/json/int64-json.js';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../../src/sandbox/index.js';
 import { apiEnv } from '../../helpers/api-env.js';
 import { runMain } from '../../helpers/run-main.js';
+import { testSandbox } from '../../helpers/sandbox.js';
 
 const BIG = 9007199254740993n;
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ firstId: BIG, plan: 'unlimited' });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
+// Each test has a sandbox of its own, empty until it adds what it lists or gets.
+beforeEach(async () => {
+  sandbox = await testSandbox({ firstId: BIG, plan: 'unlimited' });
   env = apiEnv(sandbox);
 });
 
@@ -28,24 +27,18 @@ async function addPet(name: string, status: string) {
 
 describe('pets list', () => {
   it('prints an empty list as nothing, with a notice, and exit 0', async () => {
-    const empty = await startSandbox();
-    try {
-      const local = { ...env, PETS_BASE_URL: empty.baseUrl, PETS_API_KEY: empty.key };
-      expect(await runMain(['list'], local)).toEqual({
-        code: 0,
-        stdout: '',
-        stderr: 'No pets found.\n',
-      });
-      // A script gets [] and nothing on stderr.
-      expect(await runMain(['list', '--json'], local)).toEqual({
-        code: 0,
-        stdout: '[]\n',
-        stderr: '',
-      });
-      expect((await runMain(['list', '--quiet'], local)).stderr).toBe('');
-    } finally {
-      await empty.close();
-    }
+    expect(await runMain(['list'], env)).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: 'No pets found.\n',
+    });
+    // A script gets [] and nothing on stderr.
+    expect(await runMain(['list', '--json'], env)).toEqual({
+      code: 0,
+      stdout: '[]\n',
+      stderr: '',
+    });
+    expect((await runMain(['list', '--quiet'], env)).stderr).toBe('');
   });
 
   it('prints a table on a terminal, TSV in a pipe and exact JSON with --json', async () => {
@@ -84,6 +77,7 @@ describe('pets list', () => {
   });
 
   it('accepts global options before or after the command', async () => {
+    await addPet('Either', 'available');
     const before = await runMain(['--json', 'list', '--limit', '1'], env);
     const after = await runMain(['list', '--limit', '1', '--json'], env);
     expect(before.stdout).toMatch(/^\[/);

@@ -1,19 +1,17 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../../src/sandbox/index.js';
 import { tempConfigDir } from '../../helpers/config-dir.js';
 import { runMain } from '../../helpers/run-main.js';
+import { testSandbox } from '../../helpers/sandbox.js';
 
 let sandbox: RunningSandbox;
 let dir: string;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited', key: 'sandbox_profile_tests_key_0042' });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
+beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited', key: 'sandbox_profile_tests_key_0042' });
   dir = tempConfigDir();
   env = { PETS_CONFIG_DIR: dir };
 });

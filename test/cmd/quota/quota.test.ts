@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../../src/sandbox/index.js';
 import { apiEnv } from '../../helpers/api-env.js';
 import { runMain } from '../../helpers/run-main.js';
+import { testSandbox } from '../../helpers/sandbox.js';
 
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'free', rpm: 50 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
+beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'free', rpm: 50 });
   env = apiEnv(sandbox);
 });
 

@@ -1,20 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../../src/sandbox/index.js';
 import { tempConfigDir, tempDir } from '../../helpers/config-dir.js';
 import { noPerson, scriptedPrompter } from '../../helpers/prompter.js';
 import { runMain } from '../../helpers/run-main.js';
+import { testSandbox } from '../../helpers/sandbox.js';
 
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 let records: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited' });
-});
-afterAll(() => sandbox.close());
 beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited' });
   env = { PETS_CONFIG_DIR: tempConfigDir(), PETS_API_KEY: sandbox.key };
   for (const name of ['production', 'staging']) {
     await runMain(['profile', 'set', name, '--base-url', sandbox.baseUrl], env);
