@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
 import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // At a terminal pets asks for what a command lacks (issue 23); where nobody can answer (a
 // pipe, --no-input, CI) it never waits, and says what is missing. Every question is answered
@@ -13,11 +14,10 @@ import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
 
 let sandbox: RunningSandbox;
 let host: string;
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited', key: 'sandbox_ask_tests_key_0042' });
+beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited', key: 'sandbox_ask_tests_key_0042' });
   host = new URL(sandbox.baseUrl).host;
 });
-afterAll(() => sandbox.close());
 
 /** staging (unprotected) pointed at the sandbox, with its key. */
 const stagingEnv = () => ({

@@ -1,18 +1,18 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { tempDir } from '../helpers/config-dir.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 let sandbox: RunningSandbox;
-beforeAll(async () => {
+beforeEach(async () => {
   // Slow answers keep the batch going long enough for an interrupt to land halfway.
-  sandbox = await startSandbox({ plan: 'free', rpm: 600, rpd: 100_000, latencyMs: 40 });
+  sandbox = await testSandbox({ plan: 'free', rpm: 600, rpd: 100_000, latencyMs: 40 });
 });
-afterAll(() => sandbox.close());
 
 describe('an interrupted batch', () => {
   it('saves its journal on SIGINT, exits 130, and resumes creating every record exactly once', async () => {
@@ -47,26 +47,22 @@ describe('an interrupted batch', () => {
   });
 
   it('runs a wide batch without a word from Node on stderr', async () => {
-    const unlimited = await startSandbox({ plan: 'unlimited' });
-    try {
-      const dir = tempDir('pets-wide-');
-      const input = join(dir, 'wide.ndjson');
-      writeFileSync(
-        input,
-        Array.from({ length: 200 }, (_, i) =>
-          JSON.stringify({ name: `W${i}`, categoryId: 1 }),
-        ).join('\n'),
-      );
-      const env = apiEnv(unlimited, { PETS_PROFILE: 'staging' });
-      const result = await runBinary(['add', '--file', input, '--concurrency', '16'], env);
-      expect(result.code).toBe(0);
-      expect(result.stderr).toBe(
-        `created 200, failed 0, skipped 0, unknown 0 (journal: ${input}.pets-journal)\n`,
-      );
-      expect(unlimited.pets()).toHaveLength(200);
-    } finally {
-      await unlimited.close();
-    }
+    const unlimited = await testSandbox({ plan: 'unlimited' });
+    const dir = tempDir('pets-wide-');
+    const input = join(dir, 'wide.ndjson');
+    writeFileSync(
+      input,
+      Array.from({ length: 200 }, (_, i) => JSON.stringify({ name: `W${i}`, categoryId: 1 })).join(
+        '\n',
+      ),
+    );
+    const env = apiEnv(unlimited, { PETS_PROFILE: 'staging' });
+    const result = await runBinary(['add', '--file', input, '--concurrency', '16'], env);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      `created 200, failed 0, skipped 0, unknown 0 (journal: ${input}.pets-journal)\n`,
+    );
+    expect(unlimited.pets()).toHaveLength(200);
   });
 });
 

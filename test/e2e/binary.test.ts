@@ -1,12 +1,18 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64-json.js';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
-import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import {
+  sendJson,
+  startFaultServer,
+  testFaultServer,
+  type FaultServer,
+} from '../helpers/fault-server.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // These run the built bin/pets.js (npm test builds first) as a user's shell would.
 
@@ -14,15 +20,9 @@ let sandbox: RunningSandbox;
 let fault: FaultServer;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ firstId: 9007199254740993n, plan: 'unlimited' });
-  fault = await startFaultServer();
-});
-afterAll(async () => {
-  await sandbox.close();
-  await fault.close();
-});
-beforeEach(() => {
+beforeEach(async () => {
+  sandbox = await testSandbox({ firstId: 9007199254740993n, plan: 'unlimited' });
+  fault = await testFaultServer();
   env = apiEnv(sandbox);
 });
 

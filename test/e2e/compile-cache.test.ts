@@ -11,10 +11,11 @@ import {
 } from 'node:fs';
 import Module from 'node:module';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { removeAfterTest, tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 function cacheEnv() {
   const cacheHome = tempDir('pets-cache-');
@@ -53,10 +54,9 @@ const mtimes = (dir: string) =>
 
 describe('the compile cache', () => {
   let sandbox: RunningSandbox;
-  beforeAll(async () => {
-    sandbox = await startSandbox({ plan: 'unlimited' });
+  beforeEach(async () => {
+    sandbox = await testSandbox({ plan: 'unlimited' });
   });
-  afterAll(() => sandbox.close());
 
   it('keeps compiled code between runs, readable by the user alone, and reuses it', async () => {
     const { dir, env } = cacheEnv();

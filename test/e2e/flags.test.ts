@@ -2,12 +2,13 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
 import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // Every flag does what it says, or is refused: through the built binary, counting what the
 // sandbox received.
@@ -15,11 +16,8 @@ import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
 let sandbox: RunningSandbox;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited' });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => {
+beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited' });
   env = apiEnv(sandbox);
 });
 

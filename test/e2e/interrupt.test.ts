@@ -1,14 +1,13 @@
 import { spawn } from 'node:child_process';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/config-dir.js';
-import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { sendJson, testFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { BIN } from '../helpers/run-binary.js';
 
 let fault: FaultServer;
-beforeAll(async () => {
-  fault = await startFaultServer();
+beforeEach(async () => {
+  fault = await testFaultServer();
 });
-afterAll(() => fault.close());
 
 describe('Ctrl-C', () => {
   it('ends a rate-limit wait at once with exit 130', async () => {

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
@@ -12,6 +12,7 @@ import { hasScript, onTerminal } from '../helpers/terminal.js';
 import { STDERR_KINDS } from '../../src/cmd/help/json-topic.js';
 import { runMain, type RunResult } from '../helpers/run-main.js';
 import { runSandboxCommand } from '../helpers/sandbox-command.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // What a script relies on, tried with the built binary against the sandbox: under --json
 // every stderr line is one JSON object, and --jq filters the exact JSON.
@@ -20,10 +21,9 @@ let sandbox: RunningSandbox;
 const FIRST = '9007199254740993';
 const SECOND = '9007199254740994';
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ firstId: BigInt(FIRST), plan: 'unlimited', seed: 3 });
+beforeEach(async () => {
+  sandbox = await testSandbox({ firstId: BigInt(FIRST), plan: 'unlimited', seed: 3 });
 });
-afterAll(() => sandbox.close());
 
 /** Each stderr line, parsed; the test fails on the first that is not exactly one JSON object. */
 function stderrObjects(result: RunResult): Array<Record<string, Record<string, unknown>>> {

@@ -12,8 +12,8 @@ import {
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { stateName } from '../../src/ratelimit/state-store.js';
 import { normalizedOrigin } from '../../src/config/base-url.js';
 import { keyFingerprint } from '../../src/config/key-fingerprint.js';
@@ -21,6 +21,7 @@ import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN, EXECUTABLE, runBinary } from '../helpers/run-binary.js';
 import type { RunResult } from '../helpers/run-main.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // Folders that are not as pets would make them, through the built binary: read-only, not
 // writable by this user, full, linked, readable by others, planted. The first three need a
@@ -38,10 +39,9 @@ if (!namespaces) {
 }
 
 let sandbox: RunningSandbox;
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited', seed: 4 });
+beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited', seed: 4 });
 });
-afterAll(() => sandbox.close());
 
 const pets = EXECUTABLE ? [EXECUTABLE] : [process.execPath, BIN];
 

@@ -1,8 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 import {
   hasScript,
@@ -12,6 +12,7 @@ import {
   tmuxPane,
   type Terminal,
 } from '../helpers/terminal.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // pets's own questions at a real terminal (a pseudo-terminal from `script`), with keys typed
 // as a person types them and signals sent from outside as `kill` sends them. What reached
@@ -20,11 +21,10 @@ import {
 const STAGING_KEY = 'staging-key-123';
 let sandbox: RunningSandbox;
 let host: string;
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited', key: STAGING_KEY });
+beforeEach(async () => {
+  sandbox = await testSandbox({ plan: 'unlimited', key: STAGING_KEY });
   host = new URL(sandbox.baseUrl).host;
 });
-afterAll(() => sandbox.close());
 
 const requests = () => sandbox.requestLog.length;
 const savedProfile = (dir: string, name: string) =>

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,36 +9,32 @@ import { buildProgram } from '../../src/cmd/root.js';
 import { createDeps } from '../../src/runtime/wiring.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { testSandbox } from '../helpers/sandbox.js';
 import { concurrentClock } from '../helpers/fake-clock.js';
 import { captureIo } from '../helpers/io.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { runMain, type RunResult } from '../helpers/run-main.js';
-import { tempDir } from '../helpers/config-dir.js';
+import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
 
 // A key that cannot appear by chance. It must never show in any output, nor in any file but
 // the 0600 config.
 const CANARY = 'sk_live_CANARY_5f2e9a7c41b8d306';
 
-let sandbox: RunningSandbox;
-let fault: FaultServer;
-let root: string;
-const outputs: Array<{ what: string; result: RunResult }> = [];
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ plan: 'unlimited', key: CANARY });
-  fault = await startFaultServer();
-  root = tempDir('pets-canary-');
-});
-afterAll(async () => {
-  await sandbox.close();
-  await fault.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
 function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
   );
+}
+
+/** No file under `dir` holds the key. */
+function expectNoKeyUnder(dir: string): void {
+  for (const file of filesUnder(dir)) {
+    expect({ file, holdsKey: readFileSync(file, 'utf8').includes(CANARY) }).toEqual({
+      file,
+      holdsKey: false,
+    });
+  }
 }
 
 function commandPaths(command: Command, prefix: string[] = []): string[][] {
@@ -49,6 +45,12 @@ function commandPaths(command: Command, prefix: string[] = []): string[][] {
 }
 
 describe('the API key canary', () => {
+  // The runs below are one person's session, in order, in a folder, sandbox and fault server
+  // of their own; each test reads what its run printed.
+  let sandbox: RunningSandbox;
+  let fault: FaultServer;
+  let root: string;
+  const outputs = new Map<string, RunResult | Error>();
   const config = () => join(root, 'config');
   const records = () => join(root, 'pets.ndjson');
   const corrupt = () => join(root, 'corrupt');
@@ -181,23 +183,31 @@ describe('the API key canary', () => {
     ['binary api', () => runBinary(['api', '/store/orders', '-i'], at(sandbox.baseUrl)), 0],
   ];
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    sandbox = await startSandbox({ plan: 'unlimited', key: CANARY });
+    fault = await startFaultServer();
+    root = tempDir('pets-canary-');
     writeFileSync(records(), '{"name":"A","categoryId":1}\n{"name":"","categoryId":1}\n');
     // A corrupt config holding the key.
     mkdirSync(corrupt());
     writeFileSync(join(corrupt(), 'config.json'), `{"profiles":{"staging":{"apiKey":"${CANARY}"`);
+    for (const [what, run] of runs) outputs.set(what, await run().catch((error: Error) => error));
+  }, 120_000);
+  afterAll(async () => {
+    await sandbox.close();
+    await fault.close();
   });
 
-  it.each(runs)('never shows in the output of %s', async (what, run, exitCode) => {
-    const result = await run();
-    outputs.push({ what, result });
+  it.each(runs)('never shows in the output of %s', (what, _run, exitCode) => {
+    const result = outputs.get(what)!;
+    if (result instanceof Error) throw result;
     expect(`${what}: ${result.stdout}${result.stderr}`).not.toContain(CANARY);
     if (exitCode !== undefined) expect(result.code).toBe(exitCode);
     if (what.endsWith('--debug') || what === 'crash') expect(result.stderr).toContain('Bearer ***');
   });
 
   it('is on disk only in the 0600 config, never in state files or journals', () => {
-    expect(outputs.length).toBe(runs.length);
+    expect(outputs.size).toBe(runs.length);
     const files = filesUnder(root);
     expect(files.some((f) => f.includes(`${join(config(), 'state')}`))).toBe(true);
     expect(files.some((f) => f.endsWith('.pets-journal') || f.endsWith('.journal'))).toBe(true);
@@ -476,8 +486,9 @@ describe('the API key canary', () => {
   });
 
   it("the sandbox command shows its own key, never the user's", async () => {
+    const dir = tempDir('pets-canary-sb-');
     const child = spawn(process.execPath, [BIN, 'sandbox', '--json', '--no-save-profile'], {
-      env: { PATH: process.env.PATH, PETS_CONFIG_DIR: join(root, 'sb'), PETS_API_KEY: CANARY },
+      env: { PATH: process.env.PATH, PETS_CONFIG_DIR: dir, PETS_API_KEY: CANARY },
     });
     let out = '';
     await new Promise<void>((resolve) =>
@@ -491,6 +502,7 @@ describe('the API key canary', () => {
     await exited;
     expect(out).toContain('"key":"sandbox_');
     expect(out).not.toContain(CANARY);
+    expectNoKeyUnder(dir);
   });
 
   it('no command takes a key on the command line', async () => {
@@ -500,17 +512,19 @@ describe('the API key canary', () => {
     );
     const paths = commandPaths(program).filter((path) => path[0] !== '__complete');
     expect(paths.length).toBeGreaterThan(12);
+    const dir = tempDir('pets-canary-argv-');
     for (const path of paths) {
       for (const flag of ['--key', '--api-key', '--token', '--apikey']) {
         // The sandbox's --key is the key the local server accepts, not the user's API key.
         if (path[0] === 'sandbox' && flag === '--key') continue;
         const result = await runMain([...path, flag, CANARY], {
-          PETS_CONFIG_DIR: join(root, 'argv'),
+          PETS_CONFIG_DIR: dir,
         });
         expect({ path, flag, code: result.code }).toEqual({ path, flag, code: 2 });
         expect(result.stdout + result.stderr).not.toContain(CANARY);
       }
     }
+    expectNoKeyUnder(dir);
   });
 });
 
@@ -520,7 +534,8 @@ describe('keys too short to redact', () => {
   it.each(['abc', 'k', 'sk_live'])(
     'auth login refuses %j with exit 2 and saves nothing',
     async (key) => {
-      const dir = join(root, `short-login-${key}`);
+      const dir = tempConfigDir();
+      const sandbox = await testSandbox({ plan: 'unlimited', key: CANARY });
       await runMain(['profile', 'set', 'staging', '--base-url', sandbox.baseUrl], {
         PETS_CONFIG_DIR: dir,
       });
@@ -540,9 +555,11 @@ describe('keys too short to redact', () => {
   );
 
   it('PETS_API_KEY of 3 characters exits 4 with nothing sent; 8 characters are taken', async () => {
+    const sandbox = await testSandbox({ plan: 'unlimited', key: CANARY });
     const before = sandbox.requestLog.length;
+    const dir = tempConfigDir();
     const env = (key: string) => ({
-      PETS_CONFIG_DIR: join(root, 'short-env'),
+      PETS_CONFIG_DIR: dir,
       PETS_BASE_URL: sandbox.baseUrl,
       PETS_API_KEY: key,
     });

@@ -8,8 +8,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { testFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
 import { runMain } from '../helpers/run-main.js';
@@ -21,10 +21,9 @@ const OTHER_UID = 65534;
 const canChown = process.getuid?.() === 0;
 
 let fault: FaultServer;
-beforeAll(async () => {
-  fault = await startFaultServer();
+beforeEach(async () => {
+  fault = await testFaultServer();
 });
-afterAll(() => fault.close());
 
 /** A config folder holding a profile that sends keys to the fault server ("the attacker"). */
 function plantedConfig(): { dir: string; file: string } {

@@ -1,10 +1,15 @@
 import { spawn } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/runtime/main.js';
 import { createDeps } from '../../src/runtime/wiring.js';
 import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
-import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import {
+  sendJson,
+  startFaultServer,
+  testFaultServer,
+  type FaultServer,
+} from '../helpers/fault-server.js';
 import { captureIo } from '../helpers/io.js';
 import { BIN } from '../helpers/run-binary.js';
 import { runMain } from '../helpers/run-main.js';
@@ -16,11 +21,10 @@ const PET = '{"id":1,"name":"Rex","categoryId":2}';
 
 let fault: FaultServer;
 let env: Record<string, string>;
-beforeAll(async () => {
-  fault = await startFaultServer();
+beforeEach(async () => {
+  fault = await testFaultServer();
   env = { PETS_CONFIG_DIR: tempConfigDir(), PETS_BASE_URL: fault.baseUrl, PETS_API_KEY: KEY };
 });
-afterAll(() => fault.close());
 
 const pets = (...args: string[]) => runMain(args, env);
 const add = (...extra: string[]) => pets('add', '--name', 'Rex', '--category-id', '2', ...extra);

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { tempConfigDir, tempDir } from '../helpers/config-dir.js';
-import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import { sendJson, testFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { runMain } from '../helpers/run-main.js';
 
 // A hostile server tries to drive the terminal through pet names and error messages.
@@ -28,12 +28,11 @@ const ERROR = (status: number) => JSON.stringify({ code: 'bad', message: `no${HO
 
 let fault: FaultServer;
 let records: string;
-beforeAll(async () => {
-  fault = await startFaultServer();
+beforeEach(async () => {
+  fault = await testFaultServer();
   records = join(tempDir('pets-hostile-'), 'two.ndjson');
   writeFileSync(records, '{"name":"A","categoryId":1}\n{"name":"B","categoryId":1}\n');
 });
-afterAll(() => fault.close());
 
 const env = () => ({
   PETS_CONFIG_DIR: tempConfigDir(),
