@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN } from '../helpers/run-binary.js';
-import { hasTmux, tmuxPane } from '../helpers/terminal.js';
+import { testSandbox } from '../helpers/sandbox.js';
+import { expectOneLiveFrame, hasTmux, petsInTmux, type TmuxRun } from '../helpers/terminal.js';
 
 if (!hasTmux) console.warn('tmux is not installed: the countdown tests in tmux are skipped');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -18,58 +16,34 @@ const FRAME = /(sending|retrying)? ?in \d+ s/;
  * A `pets list` that waits, in a tmux pane `columns` wide: another machine (a config folder of
  * its own, so nothing shared) has just spent the window's one request, so the list is refused
  * (429) and counts its retry down: "rate limited, retrying in 4 s, attempt 2/5", the longest
- * countdown there is. `during(tmux)` runs once the countdown shows. Returns the whole
- * scrollback once pets has ended.
+ * countdown there is; 60 rows of earlier output above it, as in a terminal in use.
+ * `during(tmux)` runs once the countdown shows. Returns the whole scrollback once pets has
+ * ended.
  */
 async function waitInTmux(
   columns: number,
   during: (tmux: (...args: string[]) => string) => Promise<void> = async () => {},
-): Promise<{ rows: string[]; lines: string[]; code: number }> {
-  const sandbox = await startSandbox({ plan: 'free', rpm: 1, windowSeconds: 4 });
-  const dir = tempDir('pets-countdown-');
-  try {
-    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
-    // Asynchronously: the sandbox answers from this process's event loop.
-    await promisify(execFile)(process.execPath, [BIN, 'list', '--limit', '1', '-q'], {
-      env: { PATH: process.env.PATH, ...apiEnv(sandbox) },
-    });
-    // The key and the rest reach pets from a script, not from a command line. Rows of earlier
-    // output above pets, as in a terminal in use.
-    const script = join(dir, 'run.sh');
-    const exports = Object.entries(env).map(([name, value]) => `export ${name}='${value}'`);
-    writeFileSync(
-      script,
-      [
-        ...exports,
-        'seq 1 60',
-        `"${process.execPath}" "${BIN}" list --limit 1`,
-        'echo "pets exited $?"',
-        'sleep 60',
-        '',
-      ].join('\n'),
-    );
-    const pane = tmuxPane(dir, columns, script);
-    try {
+): Promise<TmuxRun> {
+  const sandbox = await testSandbox({ plan: 'free', rpm: 1, windowSeconds: 4 });
+  // Asynchronously: the sandbox answers from this process's event loop.
+  await promisify(execFile)(process.execPath, [BIN, 'list', '--limit', '1', '-q'], {
+    env: { PATH: process.env.PATH, ...apiEnv(sandbox) },
+  });
+  const run = await petsInTmux({
+    dir: tempDir('pets-countdown-'),
+    columns,
+    args: ['list', '--limit', '1'],
+    env: apiEnv(sandbox, { PETS_PROFILE: 'staging' }),
+    earlierRows: 60,
+    during: async (pane) => {
       await pane.until(/in \d+ s/);
       // During the wait: one frame, on one row, narrower than the terminal.
-      const live = pane
-        .screen()
-        .split('\n')
-        .filter((row) => FRAME.test(row));
-      expect(live, pane.screen()).toHaveLength(1);
-      expect(live[0]!.length).toBeLessThan(columns);
+      expectOneLiveFrame(pane, FRAME, columns);
       await during(pane.tmux);
-      await pane.until(/pets exited \d+/);
-      const { rows, lines } = pane.scrollback();
-      const code = Number(/pets exited (\d+)/.exec(rows.join('\n'))![1]);
-      expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toHaveLength(1);
-      return { rows, lines, code };
-    } finally {
-      pane.kill();
-    }
-  } finally {
-    await sandbox.close();
-  }
+    },
+  });
+  expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toHaveLength(1);
+  return run;
 }
 
 describe.skipIf(!hasTmux)(

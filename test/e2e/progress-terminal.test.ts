@@ -1,58 +1,54 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN } from '../helpers/run-binary.js';
-import { hasTmux, tmuxPane } from '../helpers/terminal.js';
+import { testSandbox } from '../helpers/sandbox.js';
+import {
+  expectOneLiveFrame,
+  hasScript,
+  hasTmux,
+  onTerminal,
+  petsInTmux,
+  type TmuxRun,
+} from '../helpers/terminal.js';
 
-// util-linux `script` gives pets a real pseudo-terminal: stderr is a TTY, so the progress
-// line is drawn as a person sees it.
-const hasScript = spawnSync('script', ['--version']).status === 0;
-
+// On a real pseudo-terminal (util-linux `script`), stderr is a TTY: the progress line is drawn
+// as a person sees it.
 describe.skipIf(!hasScript)('a batch on a terminal', () => {
   it('starts with its plan, and counts the progress line down through a wait', async () => {
     // 3 creates per 3 s window: 6 records wait once, about 3 s, on the real clock.
-    const sandbox = await startSandbox({ plan: 'free', rpm: 3, windowSeconds: 3 });
-    try {
-      const dir = tempDir('pets-progress-');
-      const input = join(dir, 'six.ndjson');
-      writeFileSync(
-        input,
-        Array.from({ length: 6 }, (_, i) => JSON.stringify({ name: `T${i}`, categoryId: 1 })).join(
-          '\n',
-        ),
-      );
-      const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
-      const child = spawn(
-        'script',
-        ['-qefc', `exec "${process.execPath}" "${BIN}" add --file "${input}"`, '/dev/null'],
-        { env: { PATH: process.env.PATH, TERM: 'xterm', ...env } },
-      );
-      let screen = '';
-      child.stdout.setEncoding('utf8').on('data', (text: string) => (screen += text));
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      expect(code).toBe(0);
-      expect(sandbox.pets()).toHaveLength(6);
-      expect(screen).toMatch(/6 to send · quota not known yet/);
-      // The frames of the line, as drawn: the countdown falls a second at a time.
-      const counts = screen
-        .split('\r')
-        .map((frame) => /sending in (\d+) s/.exec(frame)?.[1])
-        .filter((count): count is string => count !== undefined)
-        .map(Number);
-      const distinct = counts.filter((count, i) => i === 0 || count !== counts[i - 1]);
-      // Redrawn as the wait runs, falling to its last second (a loaded machine may wake late).
-      expect(distinct.length).toBeGreaterThanOrEqual(2);
-      for (let i = 1; i < distinct.length; i++) expect(distinct[i]).toBeLessThan(distinct[i - 1]!);
-      expect(distinct.at(-1)).toBe(1);
-      expect(screen).toMatch(/created 6, failed 0, skipped 0, unknown 0/);
-    } finally {
-      await sandbox.close();
-    }
+    const sandbox = await testSandbox({ plan: 'free', rpm: 3, windowSeconds: 3 });
+    const dir = tempDir('pets-progress-');
+    const input = join(dir, 'six.ndjson');
+    writeFileSync(
+      input,
+      Array.from({ length: 6 }, (_, i) => JSON.stringify({ name: `T${i}`, categoryId: 1 })).join(
+        '\n',
+      ),
+    );
+    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+    const term = onTerminal(['add', '--file', input], env);
+    const code = await term.exited;
+    const screen = term.raw();
+    expect(code).toBe(0);
+    expect(sandbox.pets()).toHaveLength(6);
+    expect(screen).toMatch(/6 to send · quota not known yet/);
+    // The frames of the line, as drawn: the countdown falls a second at a time.
+    const counts = screen
+      .split('\r')
+      .map((frame) => /sending in (\d+) s/.exec(frame)?.[1])
+      .filter((count): count is string => count !== undefined)
+      .map(Number);
+    const distinct = counts.filter((count, i) => i === 0 || count !== counts[i - 1]);
+    // Redrawn as the wait runs, falling to its last second (a loaded machine may wake late).
+    expect(distinct.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < distinct.length; i++) expect(distinct[i]).toBeLessThan(distinct[i - 1]!);
+    expect(distinct.at(-1)).toBe(1);
+    expect(screen).toMatch(/created 6, failed 0, skipped 0, unknown 0/);
   }, 20_000);
 });
 
@@ -70,57 +66,35 @@ async function importInTmux(
   during: (tmux: (...args: string[]) => string) => Promise<void> = async () => {},
   /** Rows of earlier output above pets, as in a terminal in use. */
   earlierRows = 0,
-): Promise<{ rows: string[]; lines: string[]; code: number }> {
+): Promise<TmuxRun> {
   // 5 creates per 2 s window: 16 records, 4 created by an earlier run, wait twice or more.
-  const sandbox = await startSandbox({ plan: 'free', rpm: 5, windowSeconds: 2 });
+  const sandbox = await testSandbox({ plan: 'free', rpm: 5, windowSeconds: 2 });
   const dir = tempDir('pets-tmux-');
-  try {
-    const input = join(dir, 'pets.ndjson');
-    const record = (i: number) => `${JSON.stringify({ name: `Tmux pet ${i}`, categoryId: 1 })}\n`;
-    writeFileSync(input, [0, 1, 2, 3].map(record).join(''));
-    const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
-    // Asynchronously: the sandbox answers from this process's event loop.
-    await promisify(execFile)(process.execPath, [BIN, 'add', '--file', input, '-q'], {
-      env: { PATH: process.env.PATH, ...env },
-    });
-    appendFileSync(input, Array.from({ length: 12 }, (_, i) => record(i + 4)).join(''));
-    await sleep(2_100);
-    // The key and the rest reach pets from a script, not from a command line.
-    const script = join(dir, 'run.sh');
-    const exports = Object.entries(env).map(([name, value]) => `export ${name}='${value}'`);
-    writeFileSync(
-      script,
-      [
-        ...exports,
-        ...(earlierRows > 0 ? [`seq 1 ${earlierRows}`] : []),
-        `"${process.execPath}" "${BIN}" add --file "${input}"`,
-        'echo "pets exited $?"',
-        'sleep 60',
-        '',
-      ].join('\n'),
-    );
-    const pane = tmuxPane(dir, columns, script);
-    try {
+  const input = join(dir, 'pets.ndjson');
+  const record = (i: number) => `${JSON.stringify({ name: `Tmux pet ${i}`, categoryId: 1 })}\n`;
+  writeFileSync(input, [0, 1, 2, 3].map(record).join(''));
+  const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
+  // Asynchronously: the sandbox answers from this process's event loop.
+  await promisify(execFile)(process.execPath, [BIN, 'add', '--file', input, '-q'], {
+    env: { PATH: process.env.PATH, ...env },
+  });
+  appendFileSync(input, Array.from({ length: 12 }, (_, i) => record(i + 4)).join(''));
+  await sleep(2_100);
+  const run = await petsInTmux({
+    dir,
+    columns,
+    args: ['add', '--file', input],
+    env,
+    earlierRows,
+    during: async (pane) => {
       await pane.until(/sending in \d+ s|in \d+ s/);
       // During a wait: one frame, on one row, narrower than the terminal.
-      const live = pane
-        .screen()
-        .split('\n')
-        .filter((row) => FRAME.test(row));
-      expect(live, pane.screen()).toHaveLength(1);
-      expect(live[0]!.length).toBeLessThan(columns);
+      expectOneLiveFrame(pane, FRAME, columns);
       await during(pane.tmux);
-      await pane.until(/pets exited \d+/);
-      const { rows, lines } = pane.scrollback();
-      const code = Number(/pets exited (\d+)/.exec(rows.join('\n'))![1]);
-      expect(sandbox.pets()).toHaveLength(16);
-      return { rows, lines, code };
-    } finally {
-      pane.kill();
-    }
-  } finally {
-    await sandbox.close();
-  }
+    },
+  });
+  expect(sandbox.pets()).toHaveLength(16);
+  return run;
 }
 
 describe.skipIf(!hasTmux)('the progress line in tmux, across the whole scrollback', () => {

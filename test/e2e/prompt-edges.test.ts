@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { BIN, runBinary } from '../helpers/run-binary.js';
+import { runBinary } from '../helpers/run-binary.js';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
@@ -9,7 +9,7 @@ import {
   hasTmux,
   KEYS,
   onTerminal,
-  tmuxPane,
+  petsInTmux,
   type Terminal,
 } from '../helpers/terminal.js';
 import { testSandbox } from '../helpers/sandbox.js';
@@ -358,35 +358,25 @@ describe('a paste with a line break into the hidden key prompt', { timeout: 60_0
   /** `pets auth login` in tmux, pasted into with `paste-buffer` and `flags`; then `keys`. */
   async function pasteInTmux(text: string, flags: string[], keys: string[] = []) {
     const dir = await stagingWithoutKey();
-    const script = join(dir, '..', 'login.sh');
-    writeFileSync(
-      script,
-      [
-        `export PETS_CONFIG_DIR='${dir}'`,
-        `"${process.execPath}" "${BIN}" --profile staging auth login`,
-        'echo "pets exited $?"',
-        'sleep 60',
-        '',
-      ].join('\n'),
-    );
     const sent = requests();
-    const pane = tmuxPane(dir, 100, script);
-    try {
-      await pane.until(/API key \(input hidden\):/);
-      pane.tmux('set-buffer', '-b', 'paste', '--', text);
-      pane.tmux('paste-buffer', '-b', 'paste', '-t', 'pets', ...flags);
-      if (keys.length > 0) pane.tmux('send-keys', '-t', 'pets', ...keys);
-      await pane.until(/pets exited \d+/);
-      const screen = pane.scrollback().lines.join('\n');
-      return {
-        code: Number(/pets exited (\d+)/.exec(screen)![1]),
-        screen,
-        requests: requests() - sent,
-        saved: savedProfile(dir, 'staging').apiKey as string | undefined,
-      };
-    } finally {
-      pane.kill();
-    }
+    const { lines, code } = await petsInTmux({
+      dir: join(dir, '..'),
+      columns: 100,
+      args: ['--profile', 'staging', 'auth', 'login'],
+      env: { PETS_CONFIG_DIR: dir },
+      during: async (pane) => {
+        await pane.until(/API key \(input hidden\):/);
+        pane.tmux('set-buffer', '-b', 'paste', '--', text);
+        pane.tmux('paste-buffer', '-b', 'paste', '-t', 'pets', ...flags);
+        if (keys.length > 0) pane.tmux('send-keys', '-t', 'pets', ...keys);
+      },
+    });
+    return {
+      code,
+      screen: lines.join('\n'),
+      requests: requests() - sent,
+      saved: savedProfile(dir, 'staging').apiKey as string | undefined,
+    };
   }
 
   it.skipIf(!hasTmux)(

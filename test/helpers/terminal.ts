@@ -1,6 +1,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { BIN } from './run-binary.js';
 
 /** util-linux `script`: it gives pets a real pseudo-terminal, so raw mode, echo and Ctrl-C are real. */
@@ -49,8 +50,7 @@ export function onTerminal(
   redirect = '',
   afterwards?: string,
 ): Terminal {
-  const quoted = args.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
-  const pets = `"${process.execPath}" "${BIN}" ${quoted} ${redirect}`;
+  const pets = `"${process.execPath}" "${BIN}" ${shellWords(args)} ${redirect}`;
   const child = spawn(
     'script',
     [
@@ -119,6 +119,11 @@ export function onTerminal(
       });
     },
   };
+}
+
+/** `args` as sh reads them back, each word single-quoted. */
+function shellWords(args: string[]): string {
+  return args.map((arg) => `'${arg.replace(/'/g, `'\\''`)}'`).join(' ');
 }
 
 /** Every process below `pid` (Linux: /proc/PID/task/PID/children). */
@@ -200,4 +205,61 @@ export function tmuxPane(dir: string, columns: number, script: string): TmuxPane
       }
     },
   };
+}
+
+/** What a run of pets in tmux left: its whole scrollback, as in TmuxPane, and its exit code. */
+export interface TmuxRun {
+  rows: string[];
+  lines: string[];
+  code: number;
+}
+
+/**
+ * Runs the built pets with `args` in a tmux pane `columns` wide (tmuxPane, its socket in
+ * `dir`), from a script in `dir` that exports `env`, so that a key never shows on a command
+ * line, after `earlierRows` rows of earlier output, as in a terminal in use. `during(pane)`
+ * runs while pets does; once pets has ended, returns the whole scrollback and its exit code.
+ */
+export async function petsInTmux(options: {
+  dir: string;
+  columns: number;
+  args: string[];
+  env: Record<string, string>;
+  earlierRows?: number;
+  during: (pane: TmuxPane) => Promise<void>;
+}): Promise<TmuxRun> {
+  const { dir, columns, args, env, earlierRows = 0, during } = options;
+  const script = join(dir, 'run.sh');
+  const exports = Object.entries(env).map(([name, value]) => `export ${name}='${value}'`);
+  writeFileSync(
+    script,
+    [
+      ...exports,
+      ...(earlierRows > 0 ? [`seq 1 ${earlierRows}`] : []),
+      `"${process.execPath}" "${BIN}" ${shellWords(args)}`,
+      'echo "pets exited $?"',
+      'sleep 60',
+      '',
+    ].join('\n'),
+  );
+  const pane = tmuxPane(dir, columns, script);
+  try {
+    await during(pane);
+    await pane.until(/pets exited \d+/);
+    const { rows, lines } = pane.scrollback();
+    const code = Number(/pets exited (\d+)/.exec(rows.join('\n'))![1]);
+    return { rows, lines, code };
+  } finally {
+    pane.kill();
+  }
+}
+
+/** The live line of a wait, on `pane` now: one row showing a `frame`, narrower than the pane. */
+export function expectOneLiveFrame(pane: TmuxPane, frame: RegExp, columns: number): void {
+  const live = pane
+    .screen()
+    .split('\n')
+    .filter((row) => frame.test(row));
+  expect(live, pane.screen()).toHaveLength(1);
+  expect(live[0]!.length).toBeLessThan(columns);
 }
