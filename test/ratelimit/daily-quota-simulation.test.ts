@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { waitLimits } from '../../src/ratelimit/wait-limits.js';
-import { START, caseFor, seededRandom, simulate, withDailyQuota } from './simulation.js';
-
-// Seeds 1..SEEDS run in CI; DAILY_SEED_BASE moves the range to explore others locally.
-const SEEDS = Number(process.env.DAILY_SEEDS ?? 400);
-const BASE = Number(process.env.DAILY_SEED_BASE ?? 0);
+import {
+  START,
+  caseFor,
+  seededRandom,
+  seedsToRun,
+  simulate,
+  withDailyQuota,
+} from './simulation.js';
 
 /**
- * Seeds that once failed, kept as they were found. 254: three processes on a token bucket
+ * Seeds that once failed, kept as they were found (DAILY_SEEDS and DAILY_SEED_BASE explore
+ * others locally). 254: three processes on a token bucket
  * whose answers alternate with the day's quota as the tighter; an answer read while another
  * request was in flight left the budget at 0 with the day's Reset, so the batch stopped with
  * one request of the day unused (never a 429). 621: a bucket of 36 and 38 a day, 2 x 2
@@ -39,7 +43,7 @@ function dailyCase(seed: number) {
   };
 }
 
-const seeds = [...REGRESSIONS, ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1)];
+const seeds = seedsToRun('DAILY', 400, REGRESSIONS);
 
 describe('a daily quota used up mid-batch, simulated', () => {
   it.each(seeds)(

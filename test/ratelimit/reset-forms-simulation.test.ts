@@ -1,10 +1,6 @@
 import { describe, it } from 'vitest';
-import { RESET_READABLE, caseFor, simulate, type HeaderStyle } from './simulation.js';
+import { RESET_READABLE, caseFor, seedsToRun, simulate, type HeaderStyle } from './simulation.js';
 import { expectSafeRun, expectTimelyRun } from './expect-safe-run.js';
-
-// Seeds 1..SEEDS of each form run in CI; RESET_SEED_BASE moves the range to explore others.
-const SEEDS = Number(process.env.RESET_SEEDS ?? 400);
-const BASE = Number(process.env.RESET_SEED_BASE ?? 0);
 
 /**
  * X-RateLimit-Reset in every form a server writes it: the case of each seed (simulation.ts's
@@ -24,15 +20,11 @@ const FORMS: readonly HeaderStyle[] = [
   'x-absent',
 ];
 
-/** Seeds that once failed, by form, kept as they were found. */
+/** Seeds that once failed, by form (RESET_SEEDS and RESET_SEED_BASE explore others locally). */
 const REGRESSIONS: Partial<Record<HeaderStyle, number[]>> = {};
 
 describe.each(FORMS)('Reset written as %s, simulated', (form) => {
-  const seeds = [
-    ...(REGRESSIONS[form] ?? []),
-    ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1),
-  ];
-  it.each(seeds)('seed %i', async (seed) => {
+  it.each(seedsToRun('RESET', 400, REGRESSIONS[form]))('seed %i', async (seed) => {
     const options = { ...caseFor(seed, form), maxWaitMs: Number.POSITIVE_INFINITY };
     const report = await simulate(options);
     const context = `${options.name}: ${JSON.stringify(report)}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixedWindow, seededRandom, simulate, type RunOptions } from './simulation.js';
+import { fixedWindow, seededChoices, simulate, type RunOptions } from './simulation.js';
 
 // Machines on one key with no store between them (PETS_RATE_STORE unset): each keeps its own
 // state and learns of the others only from the server's answers. Each must notice another
@@ -9,8 +9,7 @@ import { fixedWindow, seededRandom, simulate, type RunOptions } from './simulati
 const SEEDS = 200;
 
 function machinesCase(seed: number): RunOptions & { name: string } {
-  const random = seededRandom(seed * 104_729);
-  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const { between } = seededChoices(seed * 104_729);
   const limit = between(6, 40);
   const seconds = [2, 5, 10, 30][between(0, 3)]!;
   const processes = between(2, 4);

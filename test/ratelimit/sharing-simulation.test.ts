@@ -2,19 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   START,
   fixedWindow,
-  seededRandom,
+  seededChoices,
+  seedsToRun,
   simulate,
   type HeaderStyle,
   type RunOptions,
 } from './simulation.js';
 import { expectSafeRun } from './expect-safe-run.js';
-
-// Seeds 1..SEEDS run in CI; SHARING_SEED_BASE moves the range to explore others locally.
-const SEEDS = Number(process.env.SHARING_SEEDS ?? 100);
-const BASE = Number(process.env.SHARING_SEED_BASE ?? 0);
-
-/** Seeds that once failed, kept as they were found. */
-const REGRESSIONS: number[] = [];
 
 interface Case extends RunOptions {
   name: string;
@@ -29,9 +23,7 @@ interface Case extends RunOptions {
  * not wait for the batches to finish.
  */
 export function sharingCaseFor(seed: number): Case {
-  const random = seededRandom(seed * 104_729);
-  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const { random, between, pick } = seededChoices(seed * 104_729);
   const limit = between(20, 60);
   const seconds = pick([2, 5, 10]);
   const alignedPick = random() < 0.7;
@@ -67,7 +59,8 @@ export function sharingCaseFor(seed: number): Case {
   };
 }
 
-const seeds = [...REGRESSIONS, ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1)];
+// SHARING_SEEDS and SHARING_SEED_BASE explore other seeds locally.
+const seeds = seedsToRun('SHARING', 100);
 
 describe('batches and a loop of short processes sharing one key, simulated', () => {
   it.each(seeds)('seed %i', async (seed) => {

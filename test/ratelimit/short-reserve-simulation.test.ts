@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
   fixedWindow,
-  seededRandom,
+  seededChoices,
+  seedsToRun,
   simulate,
   type HeaderStyle,
   type RunOptions,
 } from './simulation.js';
 import { expectSafeRun, expectTimelyRun } from './expect-safe-run.js';
-
-// Seeds 1..SEEDS run in CI; RESERVE_SEED_BASE moves the range to explore others locally.
-const SEEDS = Number(process.env.RESERVE_SEEDS ?? 60);
-const BASE = Number(process.env.RESERVE_SEED_BASE ?? 0);
-
-/** Seeds that once failed, kept as they were found. */
-const REGRESSIONS: number[] = [];
 
 /** A short command must answer this soon while a batch runs on its key (issue 32). */
 const SHORT_ANSWER_MS = 5_000;
@@ -24,9 +18,7 @@ const SHORT_ANSWER_MS = 5_000;
  * moment of the import's windows but the last (there the import takes what it needs at once).
  */
 export function reserveCaseFor(seed: number): RunOptions & { name: string; shortAtMs: number } {
-  const random = seededRandom(seed * 7_919);
-  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const { random, between, pick } = seededChoices(seed * 7_919);
   const limit = pick([60, 60, 300, 1000]);
   const windows = between(2, 5);
   const requests = between((windows - 1) * limit + 1, windows * limit);
@@ -48,7 +40,8 @@ export function reserveCaseFor(seed: number): RunOptions & { name: string; short
   };
 }
 
-const seeds = [...REGRESSIONS, ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1)];
+// RESERVE_SEEDS and RESERVE_SEED_BASE explore other seeds locally.
+const seeds = seedsToRun('RESERVE', 60);
 
 describe('a `pets list` during an import on the same key, simulated', () => {
   it.each(seeds)(

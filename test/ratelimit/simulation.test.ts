@@ -1,13 +1,10 @@
 import { describe, it } from 'vitest';
-import { caseFor, simulate } from './simulation.js';
+import { caseFor, seedsToRun, simulate } from './simulation.js';
 import { expectSafeRun, expectTimelyRun } from './expect-safe-run.js';
 
-// Seeds 1..SEEDS run in CI; SIM_SEED_BASE moves the range to explore others locally.
-const SEEDS = 400;
-const BASE = Number(process.env.SIM_SEED_BASE ?? 0);
-
 /**
- * Seeds that once failed, kept as they were found. 417: a window that ended 3 ms after the
+ * Seeds that once failed, kept as they were found (SIM_SEEDS and SIM_SEED_BASE explore others
+ * locally). 417: a window that ended 3 ms after the
  * run began, which the oracle used and no client with latency could. 1340: a late answer
  * whose Reset, rounded to whole seconds from the answer, read as a new window, and reset
  * the budget: one 429. 2947: a sliding window whose answers, mostly not fresh, could only
@@ -17,7 +14,7 @@ const BASE = Number(process.env.SIM_SEED_BASE ?? 0);
  */
 const REGRESSIONS: number[] = [417, 1340, 2156, 2947];
 
-const seeds = [...REGRESSIONS, ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1)];
+const seeds = seedsToRun('SIM', 400, REGRESSIONS);
 
 describe('the rate gate on strict servers, simulated', () => {
   it.each(seeds)('seed %i', async (seed) => {

@@ -22,6 +22,25 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** Draws from seededRandom(seed): `between` a whole number from low to high, `pick` an item. */
+export function seededChoices(seed: number) {
+  const random = seededRandom(seed);
+  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  return { random, between, pick };
+}
+
+/**
+ * The seeds a simulation runs: the regressions (seeds that once failed, kept as they were
+ * found), then 1..count in CI; `<NAME>_SEEDS` changes the count and `<NAME>_SEED_BASE` moves
+ * the range, to explore others locally.
+ */
+export function seedsToRun(name: string, count: number, regressions: number[] = []): number[] {
+  const seeds = Number(process.env[`${name}_SEEDS`] ?? count);
+  const base = Number(process.env[`${name}_SEED_BASE`] ?? 0);
+  return [...regressions, ...Array.from({ length: seeds }, (_, i) => base + i + 1)];
+}
+
 interface Timer {
   at: number;
   seq: number;
@@ -332,9 +351,7 @@ export interface Case extends RunOptions {
 
 /** The case a seed stands for: a server model, the clients, and the server's clock. */
 export function caseFor(seed: number, forceStyle?: HeaderStyle): Case {
-  const random = seededRandom(seed * 7919);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
-  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const { between, pick } = seededChoices(seed * 7919);
   const limit = between(3, 40);
   const seconds = pick([1, 2, 5, 10, 30, 60]);
   const models: Array<[string, () => LimitModel]> = [

@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { caseFor, seededRandom, simulate } from './simulation.js';
-
-// Seeds 1..SEEDS run in CI; SKEW_SEED_BASE moves the range to explore others locally.
-const SEEDS = Number(process.env.SKEW_SEEDS ?? 150);
-const BASE = Number(process.env.SKEW_SEED_BASE ?? 0);
-
-/** Seeds that once failed, kept as they were found. */
-const REGRESSIONS: number[] = [];
+import { caseFor, seededChoices, seedsToRun, simulate } from './simulation.js';
 
 /**
  * Processes on one key whose own clocks disagree, as under faketime or in a container: each
@@ -16,8 +9,7 @@ const REGRESSIONS: number[] = [];
  */
 export function skewedCaseFor(seed: number) {
   const base = caseFor(seed);
-  const random = seededRandom(seed * 15_485_863);
-  const between = (low: number, high: number) => low + Math.floor(random() * (high - low + 1));
+  const { between } = seededChoices(seed * 15_485_863);
   const processes = Math.max(2, base.processes);
   const processClocks: Array<{ skewMs: number; stepAtMs?: number; stepMs?: number }> = Array.from(
     { length: processes },
@@ -42,7 +34,8 @@ export function skewedCaseFor(seed: number) {
   };
 }
 
-const seeds = [...REGRESSIONS, ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1)];
+// SKEW_SEEDS and SKEW_SEED_BASE explore other seeds locally.
+const seeds = seedsToRun('SKEW', 150);
 
 describe('processes on one key with clocks ±50 s apart, one stepped mid-run, simulated', () => {
   it.each(seeds)('seed %i', async (seed) => {

@@ -1,13 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_REFUSALS } from '../../src/ratelimit/policy.js';
-import { caseFor, simulate, type RunOptions } from './simulation.js';
-
-// Seeds 1..SEEDS run in CI; STORM_SEED_BASE moves the range to explore others locally.
-const SEEDS = Number(process.env.STORM_SEEDS ?? 120);
-const BASE = Number(process.env.STORM_SEED_BASE ?? 0);
-
-/** Seeds that once failed, kept as they were found. */
-const REGRESSIONS: number[] = [];
+import { caseFor, seedsToRun, simulate, type RunOptions } from './simulation.js';
 
 const STORMS: Array<[string, NonNullable<RunOptions['storm']>]> = [
   ['429, Retry-After 1, Remaining high', { status: 429, retryAfter: () => '1', headers: true }],
@@ -50,7 +43,8 @@ afterAll(() => {
   }
 });
 
-const seeds = [...REGRESSIONS, ...Array.from({ length: SEEDS }, (_, i) => BASE + i + 1)];
+// STORM_SEEDS and STORM_SEED_BASE explore other seeds locally.
+const seeds = seedsToRun('STORM', 120);
 
 describe('a server that refuses everything, simulated', () => {
   it.each(seeds)('seed %i', async (seed) => {
