@@ -1,6 +1,12 @@
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { apiEnv, recordsFile } from '../helpers/api-env.js';
-import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-server.js';
+import {
+  sendJson,
+  testFaultServer,
+  type FaultServer,
+  type LoggedRequest,
+} from '../helpers/fault-server.js';
 import { redisMissing, startRedis } from '../helpers/redis-server.js';
 import { runBinary, startBinary } from '../helpers/run-binary.js';
 
@@ -25,26 +31,37 @@ const limits = () => ({
   'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 60),
 });
 
+/** The pet a create asked for, created with `id`. */
+const created = (req: LoggedRequest, res: ServerResponse, id: number) =>
+  sendJson(res, 201, JSON.stringify({ id, ...JSON.parse(req.body) }), limits());
+
+/** A 429 with the quota spent, to retry after 1 s. */
+const tooMany = (res: ServerResponse) =>
+  sendJson(res, 429, '{"code":"rate","message":"slow down","status":429}', {
+    ...limits(),
+    'x-ratelimit-remaining': '0',
+    'retry-after': '1',
+  });
+
+/** staging pointed at `server`. */
+const envAt = (server: FaultServer, extra: Record<string, string> = {}) =>
+  apiEnv(
+    { baseUrl: server.baseUrl, key: 'sk_test_onestop_0123456789' },
+    { PETS_PROFILE: 'staging', ...extra },
+  );
+
 /** A server that creates the first `okCount` records, then refuses every create with `status`. */
 async function refusingAfter(okCount: number, status: 429 | 403): Promise<FaultServer> {
-  const server = await startFaultServer();
-  onTestFinished(() => server.close());
+  const server = await testFaultServer();
   let posts = 0;
   server.handle((req, res) => {
     if (req.method !== 'POST') return sendJson(res, 200, '[]', limits());
     posts++;
-    if (posts <= okCount) {
-      const pet = JSON.parse(req.body) as { name: string; categoryId: number };
-      return sendJson(res, 201, JSON.stringify({ id: 1000 + posts, ...pet }), limits());
-    }
+    if (posts <= okCount) return created(req, res, 1000 + posts);
     if (status === 403) {
       return sendJson(res, 403, '{"code":"banned","message":"key banned","status":403}');
     }
-    sendJson(res, 429, '{"code":"rate","message":"slow down","status":429}', {
-      ...limits(),
-      'x-ratelimit-remaining': '0',
-      'retry-after': '1',
-    });
+    tooMany(res);
   });
   return server;
 }
@@ -107,10 +124,7 @@ describe('a refusal mid-batch: the counts are the server', () => {
       const seen: string[] = [];
       for (let trial = 0; trial < TRIALS; trial++) {
         const server = await refusingAfter(okCount, status);
-        const env = apiEnv(
-          { baseUrl: server.baseUrl, key: 'sk_test_onestop_0123456789' },
-          { PETS_PROFILE: 'staging' },
-        );
+        const env = envAt(server);
         const input = recordsFile(env, `refused${status}`, records);
         const args = ['--debug', 'add', '--file', input, '--max-wait', '5', ...concurrency];
         const run = await runBinary(args, env);
@@ -133,23 +147,15 @@ describe('get of many ids, refused mid-way: each line says what became of its id
   it('a 429 after 3 answers: ids sent and refused are not "not fetched", and the count is the server\'s', async () => {
     const seen: string[] = [];
     for (let trial = 0; trial < TRIALS; trial++) {
-      const server = await startFaultServer();
-      onTestFinished(() => server.close());
+      const server = await testFaultServer();
       server.handle((req, res) => {
         if (server.requests.length <= 3) {
           const id = Number(/\/pets\/(\d+)/.exec(req.url)?.[1]);
           return sendJson(res, 200, JSON.stringify({ id, name: 'a', categoryId: 1 }), limits());
         }
-        sendJson(res, 429, '{"code":"rate","message":"slow down","status":429}', {
-          ...limits(),
-          'x-ratelimit-remaining': '0',
-          'retry-after': '1',
-        });
+        tooMany(res);
       });
-      const env = apiEnv(
-        { baseUrl: server.baseUrl, key: 'sk_test_onestop_0123456789' },
-        { PETS_PROFILE: 'staging' },
-      );
+      const env = envAt(server);
       const ids = Array.from({ length: 20 }, (_, i) => String(i + 1));
       const run = await runBinary(['--debug', 'get', ...ids, '--json', '--max-wait', '5'], env);
       expect(run.code, run.stderr).toBe(5);
@@ -188,21 +194,16 @@ describe.skipIf(redisMissing)('a rate store lost mid-batch: the count is the ser
     for (let trial = 0; trial < TRIALS; trial++) {
       const store = await startRedis();
       onTestFinished(() => store.close());
-      const server = await startFaultServer();
-      onTestFinished(() => server.close());
+      const server = await testFaultServer();
       let posts = 0;
       // Each create takes 150 ms, as a slow server's: requests are on the wire as the store goes.
       server.handle((req, res) => {
         if (req.method !== 'POST') return sendJson(res, 200, '[]', limits());
         posts++;
-        const pet = JSON.parse(req.body) as { name: string; categoryId: number };
         const id = 1000 + posts;
-        setTimeout(() => sendJson(res, 201, JSON.stringify({ id, ...pet }), limits()), 150);
+        setTimeout(() => created(req, res, id), 150);
       });
-      const env = apiEnv(
-        { baseUrl: server.baseUrl, key: 'sk_test_onestop_0123456789' },
-        { PETS_PROFILE: 'staging', PETS_RATE_STORE: store.url() },
-      );
+      const env = envAt(server, { PETS_RATE_STORE: store.url() });
       const input = recordsFile(env, 'lost', 40);
       const run = startBinary(['--debug', 'add', '--file', input, '--concurrency', '2'], env);
       run.write('');
