@@ -5,7 +5,8 @@ import type { Output } from '../terminal/io.js';
  * Writes text to a file descriptor with plain write(2) calls. process.stdout and
  * process.stderr load Node's streams to do what these calls do: Node writes
  * synchronously to files, terminals and (on Linux) pipes as well. `onClosed` runs when the
- * reader has gone (EPIPE: `pets list | head`).
+ * reader has gone: EPIPE (`pets list | head`), or ECONNRESET from a socket closed with
+ * output unread (a Node program's pipe to its child is a socket).
  */
 export function fdOutput(fd: number, onClosed: () => void): Output {
   return {
@@ -17,7 +18,7 @@ export function fdOutput(fd: number, onClosed: () => void): Output {
           offset += writeSync(fd, bytes, offset);
         } catch (error) {
           const code = (error as NodeJS.ErrnoException).code;
-          if (code === 'EPIPE') {
+          if (code === 'EPIPE' || code === 'ECONNRESET') {
             onClosed();
             return false;
           }

@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { fdOutput, isTerminal } from '../../src/runtime/fd-output.js';
 import { tempDir } from '../helpers/config-dir.js';
@@ -24,6 +26,32 @@ describe('fdOutput', () => {
     expect(out.write('柴犬 🐶\n')).toBe(true);
     out.write(long);
     expect(readFileSync(path, 'utf8')).toBe(`柴犬 🐶\n${long}`);
+  });
+
+  it('tells when the reader of a socket goes with output unread (ECONNRESET, not EPIPE)', async () => {
+    // A Node program's pipe to its child is a socket: stopping reading and closing it, as
+    // `head` does, fails the next write with ECONNRESET.
+    const source = fileURLToPath(new URL('../../src/runtime/fd-output.ts', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { fdOutput } from ${JSON.stringify(source)};
+         const out = fdOutput(1, () => { process.stderr.write('reader gone'); process.exit(0); });
+         for (;;) out.write('x'.repeat(65536));`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    await new Promise((resolve) => child.stdout.once('data', resolve));
+    child.stdout.pause();
+    // Long enough for the child to fill the socket's buffers: output left unread.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    child.stdout.destroy();
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: 'reader gone' });
   });
 
   it('throws what it cannot handle, such as a descriptor open only for reading', () => {
