@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
@@ -533,19 +533,15 @@ describe('every message about what was sent, against the --debug trace', () => {
   });
 
   it('pets quota says when it asked the server, and when nothing was sent', async () => {
-    const limited = await startSandbox({ plan: 'free' });
-    try {
-      const limitedEnv = apiEnv(limited);
-      const first = await runBinary(['quota', '--debug'], limitedEnv);
-      expect(first.stdout).toContain('source\tasked the server\n');
-      expect(traced(first.stderr)).toEqual({ sent: 1, answered: 1 });
-      const second = await runBinary(['quota', '--debug'], limitedEnv);
-      expect(second.stdout).toContain('source\tlast answer (nothing sent)\n');
-      expect(traced(second.stderr).sent).toBe(0);
-      expect(limited.requestLog).toHaveLength(1);
-    } finally {
-      await limited.close();
-    }
+    const limited = await testSandbox({ plan: 'free' });
+    const limitedEnv = apiEnv(limited);
+    const first = await runBinary(['quota', '--debug'], limitedEnv);
+    expect(first.stdout).toContain('source\tasked the server\n');
+    expect(traced(first.stderr)).toEqual({ sent: 1, answered: 1 });
+    const second = await runBinary(['quota', '--debug'], limitedEnv);
+    expect(second.stdout).toContain('source\tlast answer (nothing sent)\n');
+    expect(traced(second.stderr).sent).toBe(0);
+    expect(limited.requestLog).toHaveLength(1);
   });
 
   it('a single add says nothing reached the server when nothing listens', async () => {
@@ -571,39 +567,31 @@ describe('every message about what was sent, against the --debug trace', () => {
   });
 
   it('a stop at the rate limit says nothing was sent, and traced nothing', async () => {
-    const limited = await startSandbox({ plan: 'free', rpm: 1 });
-    try {
-      const limitedEnv = apiEnv(limited);
-      expect((await runBinary(['list'], limitedEnv)).code).toBe(0);
-      const result = await runBinary(['--max-wait', '0', 'list', '--debug'], limitedEnv);
-      expect(result.code).toBe(5);
-      expect(result.stderr).toContain('nothing was sent');
-      expect(traced(result.stderr).sent).toBe(0);
-      expect(limited.requestLog).toHaveLength(1);
-    } finally {
-      await limited.close();
-    }
+    const limited = await testSandbox({ plan: 'free', rpm: 1 });
+    const limitedEnv = apiEnv(limited);
+    expect((await runBinary(['list'], limitedEnv)).code).toBe(0);
+    const result = await runBinary(['--max-wait', '0', 'list', '--debug'], limitedEnv);
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain('nothing was sent');
+    expect(traced(result.stderr).sent).toBe(0);
+    expect(limited.requestLog).toHaveLength(1);
   });
 
   it('a batch stopped by a used-up quota says how many it sent, as the trace counts them', async () => {
-    const limited = await startSandbox({ plan: 'free', rpd: 3 });
-    try {
-      const file = join(tempDir('pets-sent-'), 'pets.ndjson');
-      const rows = Array.from({ length: 5 }, (_, i) => `{"name":"Q${i}","categoryId":1}`);
-      writeFileSync(file, rows.join('\n'));
-      const result = await runBinary(['add', '--file', file, '--debug'], {
-        ...apiEnv(limited),
-        PETS_PROFILE: 'staging',
-      });
-      expect(result.code).toBe(5);
-      const posts = result.stderr.split('\n').filter((line) => line.startsWith('> POST'));
-      expect(posts).toHaveLength(3);
-      expect(result.stderr).toContain('pets stopped after sending 3 requests');
-      expect(result.stderr).toMatch(/created 3, failed 0, skipped 0, unknown 0, not sent 2/);
-      expect(limited.requestLog.filter((one) => one.method === 'POST')).toHaveLength(3);
-    } finally {
-      await limited.close();
-    }
+    const limited = await testSandbox({ plan: 'free', rpd: 3 });
+    const file = join(tempDir('pets-sent-'), 'pets.ndjson');
+    const rows = Array.from({ length: 5 }, (_, i) => `{"name":"Q${i}","categoryId":1}`);
+    writeFileSync(file, rows.join('\n'));
+    const result = await runBinary(['add', '--file', file, '--debug'], {
+      ...apiEnv(limited),
+      PETS_PROFILE: 'staging',
+    });
+    expect(result.code).toBe(5);
+    const posts = result.stderr.split('\n').filter((line) => line.startsWith('> POST'));
+    expect(posts).toHaveLength(3);
+    expect(result.stderr).toContain('pets stopped after sending 3 requests');
+    expect(result.stderr).toMatch(/created 3, failed 0, skipped 0, unknown 0, not sent 2/);
+    expect(limited.requestLog.filter((one) => one.method === 'POST')).toHaveLength(3);
   });
 
   it('a refused pets api write says nothing was sent, and traced nothing', async () => {

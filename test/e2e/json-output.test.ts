@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
@@ -477,8 +477,7 @@ describe('--jq', () => {
       '[paths] | length > 0',
       'walk(if type == "string" then ascii_upcase else . end) | length',
     ].map((filter) => `(${filter})`);
-    const full = await startSandbox({ plan: 'unlimited', seed: 150 });
-    onTestFinished(() => full.close());
+    const full = await testSandbox({ plan: 'unlimited', seed: 150 });
     const args = ['list', '--limit', '100', '--jq', `[${filters.join(', ')}]`];
     const result = await runBinary(args, apiEnv(full));
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });

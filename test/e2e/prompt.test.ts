@@ -3,9 +3,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/config-dir.js';
-import { startSandbox } from '../../src/sandbox/index.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // Each run gets a real pseudo-terminal (util-linux `script`), so raw mode and echo are real.
 const UNREACHABLE = 'http://127.0.0.1:9/v1';
@@ -102,31 +102,27 @@ describe.skipIf(!hasScript)('tables on a terminal', () => {
   });
 
   it('fits a long name to the terminal width, and names the profile and host on a dim line', async () => {
-    const sandbox = await startSandbox({ plan: 'unlimited' });
-    try {
-      const env = {
-        PETS_CONFIG_DIR: tempConfigDir(),
-        PETS_BASE_URL: sandbox.baseUrl,
-        PETS_API_KEY: sandbox.key,
-      };
-      const name = 'N'.repeat(160);
-      await runBinary(['add', '--name', name, '--category-id', '1'], env);
-      const child = spawn(
-        'script',
-        ['-qfc', `stty cols 70; "${process.execPath}" "${BIN}" list --no-color`, '/dev/null'],
-        { env: { PATH: process.env.PATH, TERM: 'xterm', ...env } },
-      );
-      let screen = '';
-      child.stdout.setEncoding('utf8').on('data', (text: string) => (screen += text));
-      const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-      expect(code).toBe(0);
-      const lines = screen.split(/\r?\n/).filter((line) => line.includes('│'));
-      expect(lines.length).toBe(2);
-      for (const line of lines) expect([...line].length).toBeLessThanOrEqual(70);
-      expect(screen).toContain('N…');
-      expect(screen).toContain(`production · ${new URL(sandbox.baseUrl).host}`);
-    } finally {
-      await sandbox.close();
-    }
+    const sandbox = await testSandbox({ plan: 'unlimited' });
+    const env = {
+      PETS_CONFIG_DIR: tempConfigDir(),
+      PETS_BASE_URL: sandbox.baseUrl,
+      PETS_API_KEY: sandbox.key,
+    };
+    const name = 'N'.repeat(160);
+    await runBinary(['add', '--name', name, '--category-id', '1'], env);
+    const child = spawn(
+      'script',
+      ['-qfc', `stty cols 70; "${process.execPath}" "${BIN}" list --no-color`, '/dev/null'],
+      { env: { PATH: process.env.PATH, TERM: 'xterm', ...env } },
+    );
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (screen += text));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    const lines = screen.split(/\r?\n/).filter((line) => line.includes('│'));
+    expect(lines.length).toBe(2);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(70);
+    expect(screen).toContain('N…');
+    expect(screen).toContain(`production · ${new URL(sandbox.baseUrl).host}`);
   });
 });

@@ -9,6 +9,7 @@ import { sendJson, startFaultServer, type FaultServer } from '../helpers/fault-s
 import { runBinary } from '../helpers/run-binary.js';
 import { runMain } from '../helpers/run-main.js';
 import { skewEndingWindowIn, strictServer } from '../helpers/strict-server.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // The rate gate's promises, kept by real pets processes and by the whole CLI on a clock it
 // shares with the server: no 429 when pets is alone on a key, nothing sent into a block.
@@ -40,8 +41,7 @@ describe('the free plan, 100 creates by the built binary', () => {
   it('creates all 100 with no 429 and no ban, on a free plan whose minute lasts 2 s', async () => {
     // The free plan's 60 per window and its ban, with the window shortened so the run takes
     // seconds: 60 go in the first window, the other 40 wait for the next one.
-    const sandbox = await startSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1 });
-    onTestFinished(() => sandbox.close());
+    const sandbox = await testSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1 });
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     const input = join(env.PETS_CONFIG_DIR!, '..', 'free-binary.ndjson');
     const names = Array.from({ length: 100 }, (_, i) => `Binary ${i}`);
@@ -63,8 +63,7 @@ describe('the free plan, 100 creates by the built binary', () => {
 
 describe('the free plan, `pets get` with 80 ids by the built binary', () => {
   it('gets all 80 with no 429 and no ban, on a free plan whose minute lasts 2 s', async () => {
-    const sandbox = await startSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1, seed: 80 });
-    onTestFinished(() => sandbox.close());
+    const sandbox = await testSandbox({ plan: 'free', windowSeconds: 2, banAfter: 1, seed: 80 });
     const env = apiEnv(sandbox);
     const ids = sandbox.pets().map((pet) => String(pet.id));
     expect(ids).toHaveLength(80);
@@ -81,8 +80,7 @@ describe('--max-wait bounds the whole command', () => {
     // 10 a minute: 35 records need three waits of about a minute, 180 s in all; --max-wait
     // 90 covers one of them and not two.
     const clock = concurrentClock();
-    const sandbox = await startSandbox({ plan: 'free', rpm: 10, now: clock.now });
-    onTestFinished(() => sandbox.close());
+    const sandbox = await testSandbox({ plan: 'free', rpm: 10, now: clock.now });
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     const input = join(env.PETS_CONFIG_DIR!, '..', 'max-wait.ndjson');
     const lines = Array.from({ length: 35 }, (_, i) =>
@@ -233,8 +231,7 @@ describe('a batch with default options waits as long as its records need', () =>
     'a window of %s: every record created in one command, with no 429',
     async (_case, windowSeconds, records, waits) => {
       const clock = concurrentClock();
-      const sandbox = await startSandbox({ plan: 'free', rpm: 10, windowSeconds, now: clock.now });
-      onTestFinished(() => sandbox.close());
+      const sandbox = await testSandbox({ plan: 'free', rpm: 10, windowSeconds, now: clock.now });
       const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
       const started = clock.now();
 
@@ -254,8 +251,7 @@ describe('a batch with default options waits as long as its records need', () =>
 
   it('a short command keeps 60 s: `pets list` on a used-up window of 65 s stops with exit 5', async () => {
     const clock = concurrentClock();
-    const sandbox = await startSandbox({ plan: 'free', rpm: 1, windowSeconds: 65, now: clock.now });
-    onTestFinished(() => sandbox.close());
+    const sandbox = await testSandbox({ plan: 'free', rpm: 1, windowSeconds: 65, now: clock.now });
     const env = apiEnv(sandbox);
     expect((await runMain(['list'], env, {}, clock)).code).toBe(0);
     const run = await runMain(['list'], env, {}, clock);
@@ -268,8 +264,7 @@ describe('a batch with default options waits as long as its records need', () =>
 
   it("the sandbox's daily quota used up mid-batch: it stops at once, saying the day to resume", async () => {
     const clock = concurrentClock();
-    const sandbox = await startSandbox({ plan: 'free', rpd: 20, now: clock.now });
-    onTestFinished(() => sandbox.close());
+    const sandbox = await testSandbox({ plan: 'free', rpd: 20, now: clock.now });
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     const started = clock.now();
 
@@ -379,8 +374,7 @@ describe('a batch with default options waits as long as its records need', () =>
 describe('shared rate-limit state that cannot be written', () => {
   it('a batch refuses to start (exit 1) naming the folder; a short command warns once and goes on', async () => {
     const clock = concurrentClock();
-    const sandbox = await startSandbox({ plan: 'free', now: clock.now });
-    onTestFinished(() => sandbox.close());
+    const sandbox = await testSandbox({ plan: 'free', now: clock.now });
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     // A file where the state's folder should be: no process can write the state there.
     const folder = join(env.PETS_CONFIG_DIR!, 'state');

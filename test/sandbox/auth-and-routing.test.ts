@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CLOCK_START_MS, FakeClock, call, record, sandboxesClosedAfterEach } from './helpers.js';
-
-const startSandbox = sandboxesClosedAfterEach();
+import { CLOCK_START_MS, FakeClock, call, record } from './helpers.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 describe('authentication', () => {
   it.each([
@@ -10,7 +9,7 @@ describe('authentication', () => {
     ['the Basic scheme', { headers: { authorization: 'Basic dXNlcjpwYXNz' } }],
     ['an empty bearer token', { headers: { authorization: 'Bearer ' } }],
   ])('answers 401 with an Error body to %s', async (_case, options) => {
-    const sandbox = await startSandbox({ seed: 1 });
+    const sandbox = await testSandbox({ seed: 1 });
     for (const [method, path] of [
       ['GET', '/pets'],
       ['POST', '/pets'],
@@ -29,7 +28,7 @@ describe('authentication', () => {
   });
 
   it('never echoes the key that was sent', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'GET', '/pets', { key: 'secret-looking-key-xyz' });
     expect(reply.status).toBe(401);
     expect(reply.text).not.toContain('secret-looking-key-xyz');
@@ -37,7 +36,7 @@ describe('authentication', () => {
   });
 
   it('accepts the bearer scheme in any case', async () => {
-    const sandbox = await startSandbox({ key: 'my-test-key' });
+    const sandbox = await testSandbox({ key: 'my-test-key' });
     const reply = await call(sandbox, 'GET', '/pets', {
       key: null,
       headers: { authorization: 'bearer my-test-key' },
@@ -46,12 +45,12 @@ describe('authentication', () => {
   });
 
   it('makes a random sandbox_ key per sandbox unless one is given', async () => {
-    const first = await startSandbox();
-    const second = await startSandbox();
+    const first = await testSandbox();
+    const second = await testSandbox();
     expect(first.key).toMatch(/^sandbox_[0-9a-f]{32}$/);
     expect(second.key).toMatch(/^sandbox_[0-9a-f]{32}$/);
     expect(first.key).not.toBe(second.key);
-    expect((await startSandbox({ key: 'chosen' })).key).toBe('chosen');
+    expect((await testSandbox({ key: 'chosen' })).key).toBe('chosen');
   });
 });
 
@@ -59,7 +58,7 @@ describe('routing', () => {
   it.each(['/orders', '/store/orders/1', '/pets/1/photos', '/pets/'])(
     'answers 404 with an Error body for the unknown path %s',
     async (path) => {
-      const sandbox = await startSandbox();
+      const sandbox = await testSandbox();
       const reply = await call(sandbox, 'GET', path);
       expect(reply.status).toBe(404);
       expect(record(reply)).toMatchObject({ code: 'not_found', status: 404 });
@@ -67,7 +66,7 @@ describe('routing', () => {
   );
 
   it("serves GET /store/orders: the sandbox's own fixed orders, int64 exact", async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'GET', '/store/orders');
     expect(reply.status).toBe(200);
     expect(reply.text).toContain(
@@ -77,7 +76,7 @@ describe('routing', () => {
   });
 
   it('answers 404 outside /v1', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const res = await fetch(sandbox.baseUrl.replace(/\/v1$/, '/v2/pets'), {
       headers: { authorization: `Bearer ${sandbox.key}` },
     });
@@ -90,7 +89,7 @@ describe('routing', () => {
     ['POST', '/pets/1', 'GET'],
     ['DELETE', '/pets/1', 'GET'],
   ])('answers 405 with Allow to %s %s', async (method, path, allow) => {
-    const sandbox = await startSandbox({ seed: 1 });
+    const sandbox = await testSandbox({ seed: 1 });
     const reply = await call(sandbox, method, path);
     expect(reply.status).toBe(405);
     expect(reply.headers.get('allow')).toBe(allow);
@@ -100,14 +99,14 @@ describe('routing', () => {
 
   it('sends a Date header from the sandbox clock', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ now: clock.now });
+    const sandbox = await testSandbox({ now: clock.now });
     const reply = await call(sandbox, 'GET', '/pets');
     expect(reply.headers.get('date')).toBe(new Date(CLOCK_START_MS).toUTCString());
   });
 
   it('logs every request in order with its time, method, target and status', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ now: clock.now });
+    const sandbox = await testSandbox({ now: clock.now });
     await call(sandbox, 'GET', '/pets?limit=2');
     clock.advanceSeconds(1);
     await call(sandbox, 'POST', '/pets', { body: '{}' });

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { stringifyJson } from '../../src/json/int64-json.js';
-import { call, record, records, sandboxesClosedAfterEach } from './helpers.js';
-
-const startSandbox = sandboxesClosedAfterEach();
+import { call, record, records } from './helpers.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 describe('POST /pets', () => {
   it('answers 201 with the submitted fields, an assigned id and a Location', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'POST', '/pets', {
       body: '{"name":"Rex","categoryId":7,"status":"pending"}',
     });
@@ -18,7 +17,7 @@ describe('POST /pets', () => {
   });
 
   it('assigns increasing ids and leaves status out when it was not sent', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const first = await call(sandbox, 'POST', '/pets', { body: '{"name":"A","categoryId":1}' });
     const second = await call(sandbox, 'POST', '/pets', { body: '{"name":"B","categoryId":1}' });
     expect(first.body).toEqual({ id: 1, name: 'A', categoryId: 1 });
@@ -27,7 +26,7 @@ describe('POST /pets', () => {
   });
 
   it('ignores a client-supplied id and unknown fields', async () => {
-    const sandbox = await startSandbox({ firstId: 50n });
+    const sandbox = await testSandbox({ firstId: 50n });
     const reply = await call(sandbox, 'POST', '/pets', {
       body: '{"id":999,"name":"Rex","categoryId":1,"colour":"brown"}',
     });
@@ -36,7 +35,7 @@ describe('POST /pets', () => {
   });
 
   it('keeps an int64 categoryId beyond 2^53 exact', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'POST', '/pets', {
       body: '{"name":"Big","categoryId":9007199254740993}',
     });
@@ -47,7 +46,7 @@ describe('POST /pets', () => {
   });
 
   it('accepts the int64 extremes as categoryId', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     for (const categoryId of ['9223372036854775807', '-9223372036854775808']) {
       const reply = await call(sandbox, 'POST', '/pets', {
         body: `{"name":"Edge","categoryId":${categoryId}}`,
@@ -58,7 +57,7 @@ describe('POST /pets', () => {
   });
 
   it('assigns ids beyond 2^53 exactly, from firstId', async () => {
-    const sandbox = await startSandbox({ firstId: 9007199254740993n });
+    const sandbox = await testSandbox({ firstId: 9007199254740993n });
     const body = stringifyJson({ name: 'Huge', categoryId: 2n });
     const first = await call(sandbox, 'POST', '/pets', { body });
     const second = await call(sandbox, 'POST', '/pets', { body });
@@ -95,7 +94,7 @@ describe('POST /pets', () => {
     ['the JSON is invalid', '{"name":"Rex",', 'not valid JSON'],
     ['the JSON has trailing data', '{"name":"Rex","categoryId":1} {}', 'not valid JSON'],
   ])('answers 400 when %s', async (_case, body, message) => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'POST', '/pets', { body });
     expect(reply.status).toBe(400);
     expect(record(reply)).toMatchObject({ status: 400 });
@@ -105,7 +104,7 @@ describe('POST /pets', () => {
   });
 
   it('names every wrong field at once', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'POST', '/pets', { body: '{"status":"x"}' });
     const message = String(record(reply).message);
     expect(message).toContain('name is required');
@@ -114,14 +113,14 @@ describe('POST /pets', () => {
   });
 
   it('answers 400 when the body is missing', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'POST', '/pets');
     expect(reply.status).toBe(400);
     expect(record(reply).message).toContain('body is missing');
   });
 
   it('answers 400 when the body is not sent as application/json', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'POST', '/pets', {
       body: '{"name":"Rex","categoryId":1}',
       headers: { 'content-type': 'text/plain' },
@@ -132,7 +131,7 @@ describe('POST /pets', () => {
   });
 
   it('accepts application/json with a charset parameter', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'POST', '/pets', {
       body: '{"name":"Rex","categoryId":1}',
       headers: { 'content-type': 'application/json; charset=utf-8' },
@@ -141,7 +140,7 @@ describe('POST /pets', () => {
   });
 
   it('answers 400 for a body that is not UTF-8', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const res = await fetch(`${sandbox.baseUrl}/pets`, {
       method: 'POST',
       headers: { authorization: `Bearer ${sandbox.key}`, 'content-type': 'application/json' },
@@ -152,7 +151,7 @@ describe('POST /pets', () => {
   });
 
   it('accepts a body of exactly 1 MiB and answers 413 to one byte more', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const frame = '{"name":"","categoryId":1}';
     const fits = `{"name":"${'x'.repeat(1024 * 1024 - frame.length)}","categoryId":1}`;
     expect(Buffer.byteLength(fits)).toBe(1024 * 1024);

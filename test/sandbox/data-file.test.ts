@@ -2,10 +2,9 @@ import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/json/int64-json.js';
-import { call, sandboxesClosedAfterEach } from './helpers.js';
+import { call } from './helpers.js';
 import { tempDir } from '../helpers/config-dir.js';
-
-const startSandbox = sandboxesClosedAfterEach();
+import { testSandbox } from '../helpers/sandbox.js';
 
 describe('data file', () => {
   let folder: string;
@@ -21,13 +20,13 @@ describe('data file', () => {
   });
 
   it('keeps pets across two sandboxes, with int64 ids exact', async () => {
-    const first = await startSandbox({ dataFile, firstId: 9007199254740993n });
+    const first = await testSandbox({ dataFile, firstId: 9007199254740993n });
     await call(first, 'POST', '/pets', {
       body: '{"name":"Rex","categoryId":9007199254740995,"status":"sold"}',
     });
     await first.close();
 
-    const second = await startSandbox({ dataFile, firstId: 1n });
+    const second = await testSandbox({ dataFile, firstId: 1n });
     expect(second.pets()).toEqual([
       { id: 9007199254740993n, name: 'Rex', categoryId: 9007199254740995n, status: 'sold' },
     ]);
@@ -37,7 +36,7 @@ describe('data file', () => {
   });
 
   it('writes the documented format with mode 0600 and leaves no temporary files', async () => {
-    const sandbox = await startSandbox({ dataFile, firstId: 9007199254740993n });
+    const sandbox = await testSandbox({ dataFile, firstId: 9007199254740993n });
     await call(sandbox, 'POST', '/pets', { body: '{"name":"Rex","categoryId":1}' });
     const text = readFileSync(dataFile, 'utf8');
     expect(text).toContain('"id": 9007199254740993');
@@ -50,17 +49,17 @@ describe('data file', () => {
   });
 
   it('starts empty from a missing file and creates it at once', async () => {
-    const sandbox = await startSandbox({ dataFile });
+    const sandbox = await testSandbox({ dataFile });
     expect(sandbox.pets()).toEqual([]);
     expect(parseJson(readFileSync(dataFile, 'utf8'))).toEqual({ nextId: '1', pets: [] });
   });
 
   it('seeds an empty store once, and not again when it is reopened', async () => {
-    const first = await startSandbox({ dataFile, seed: 4 });
+    const first = await testSandbox({ dataFile, seed: 4 });
     expect(first.pets()).toHaveLength(4);
     await call(first, 'POST', '/pets', { body: '{"name":"Extra","categoryId":1}' });
     await first.close();
-    const second = await startSandbox({ dataFile, seed: 4 });
+    const second = await testSandbox({ dataFile, seed: 4 });
     expect(second.pets().map((pet) => pet.id)).toEqual([1n, 2n, 3n, 4n, 5n]);
   });
 
@@ -81,7 +80,7 @@ describe('data file', () => {
     'refuses to start from a file holding %s, naming the path only',
     async (_case, content, problem) => {
       writeFileSync(dataFile, content);
-      const started = startSandbox({ dataFile });
+      const started = testSandbox({ dataFile });
       await expect(started).rejects.toThrow(dataFile);
       await expect(started).rejects.toThrow(problem);
       await expect(started).rejects.not.toThrow('SECRET-TOKEN-abc');
@@ -91,20 +90,20 @@ describe('data file', () => {
 
   it('refuses to start when the file cannot be created', async () => {
     const missingFolder = join(folder, 'missing', 'store.json');
-    await expect(startSandbox({ dataFile: missingFolder })).rejects.toThrow(
+    await expect(testSandbox({ dataFile: missingFolder })).rejects.toThrow(
       `${missingFolder} cannot be written (ENOENT)`,
     );
   });
 
   it('continues after the highest stored id even if nextId lags behind', async () => {
     writeFileSync(dataFile, '{"nextId":"1","pets":[{"id":7,"name":"A","categoryId":1}]}');
-    const sandbox = await startSandbox({ dataFile });
+    const sandbox = await testSandbox({ dataFile });
     const reply = await call(sandbox, 'POST', '/pets', { body: '{"name":"B","categoryId":1}' });
     expect(reply.text).toContain('"id":8,');
   });
 
   it('answers 500 and keeps the store unchanged when a save fails', async () => {
-    const sandbox = await startSandbox({ dataFile });
+    const sandbox = await testSandbox({ dataFile });
     rmSync(folder, { recursive: true, force: true });
     const reply = await call(sandbox, 'POST', '/pets', { body: '{"name":"Lost","categoryId":1}' });
     expect(reply.status).toBe(500);

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { call, record, sandboxesClosedAfterEach, type Reply } from './helpers.js';
-
-const startSandbox = sandboxesClosedAfterEach();
+import { call, record, type Reply } from './helpers.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 function expectDeprecationHeaders(reply: Reply): void {
   expect(reply.headers.get('deprecation')).toBe('true');
@@ -11,7 +10,7 @@ function expectDeprecationHeaders(reply: Reply): void {
 
 describe('GET /pets/{petId}', () => {
   it('answers 200 with the pet and announces the deprecation', async () => {
-    const sandbox = await startSandbox({ seed: 3 });
+    const sandbox = await testSandbox({ seed: 3 });
     const reply = await call(sandbox, 'GET', '/pets/2');
     expect(reply.status).toBe(200);
     expect(reply.body).toEqual({ id: 2, name: 'Max', categoryId: 2, status: 'pending' });
@@ -19,7 +18,7 @@ describe('GET /pets/{petId}', () => {
   });
 
   it('finds a pet whose id is beyond 2^53, exactly', async () => {
-    const sandbox = await startSandbox({ firstId: 9007199254740993n, seed: 2 });
+    const sandbox = await testSandbox({ firstId: 9007199254740993n, seed: 2 });
     const reply = await call(sandbox, 'GET', '/pets/9007199254740994');
     expect(reply.status).toBe(200);
     expect(reply.text).toBe(
@@ -33,7 +32,7 @@ describe('GET /pets/{petId}', () => {
     ['an id beyond int64', '9223372036854775808'],
     ['an id with a fraction', '1.0'],
   ])('answers 404 with an Error body for %s', async (_case, petId) => {
-    const sandbox = await startSandbox({ seed: 3 });
+    const sandbox = await testSandbox({ seed: 3 });
     const reply = await call(sandbox, 'GET', `/pets/${petId}`);
     expect(reply.status).toBe(404);
     expect(record(reply)).toMatchObject({ code: 'not_found', status: 404 });
@@ -41,13 +40,13 @@ describe('GET /pets/{petId}', () => {
   });
 
   it('answers 404 for an id one past a pet beyond 2^53', async () => {
-    const sandbox = await startSandbox({ firstId: 9007199254740993n, seed: 1 });
+    const sandbox = await testSandbox({ firstId: 9007199254740993n, seed: 1 });
     expect((await call(sandbox, 'GET', '/pets/9007199254740993')).status).toBe(200);
     expect((await call(sandbox, 'GET', '/pets/9007199254740992')).status).toBe(404);
   });
 
   it('announces the deprecation on 401 and 405 as well', async () => {
-    const sandbox = await startSandbox({ seed: 1 });
+    const sandbox = await testSandbox({ seed: 1 });
     const unauthorized = await call(sandbox, 'GET', '/pets/1', { key: null });
     expect(unauthorized.status).toBe(401);
     expectDeprecationHeaders(unauthorized);
@@ -57,7 +56,7 @@ describe('GET /pets/{petId}', () => {
   });
 
   it('does not mark the list operation deprecated', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'GET', '/pets');
     expect(reply.headers.get('deprecation')).toBeNull();
     expect(reply.headers.get('sunset')).toBeNull();

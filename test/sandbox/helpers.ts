@@ -1,6 +1,5 @@
-import { afterEach } from 'vitest';
 import { parseJson, type JsonValue } from '../../src/json/int64-json.js';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import type { RunningSandbox } from '../../src/sandbox/index.js';
 
 /** A round start time, so expected Reset and Retry-After values are easy to write down. */
 export const CLOCK_START_MS = Date.UTC(2031, 0, 1);
@@ -13,22 +12,6 @@ export class FakeClock {
   advanceSeconds(seconds: number): void {
     this.ms += seconds * 1000;
   }
-}
-
-/**
- * Returns a starter for sandboxes that are all closed after each test of the calling file.
- * Call it at the top of a test file.
- */
-export function sandboxesClosedAfterEach(): (options?: SandboxOptions) => Promise<RunningSandbox> {
-  const opened: RunningSandbox[] = [];
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((sandbox) => sandbox.close()));
-  });
-  return async (options) => {
-    const sandbox = await startSandbox(options);
-    opened.push(sandbox);
-    return sandbox;
-  };
 }
 
 export interface Reply {

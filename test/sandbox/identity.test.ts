@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { probeSandbox } from '../../src/sandbox/identity.js';
 import { startSandbox } from '../../src/sandbox/index.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 describe('whether a sandbox is still running at a base URL', () => {
   it('is live only for the sandbox holding the key, which neither counts nor logs the question', async () => {
-    const sandbox = await startSandbox({ rpm: 1 });
-    onTestFinished(() => sandbox.close());
+    const sandbox = await testSandbox({ rpm: 1 });
     expect(await probeSandbox(sandbox.baseUrl, sandbox.key)).toBe('live');
     expect(await probeSandbox(sandbox.baseUrl, `${sandbox.key}x`)).toBe('gone');
     expect(await probeSandbox(sandbox.baseUrl, sandbox.key)).toBe('live');

@@ -2,9 +2,8 @@ import { request, Agent } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { describe, expect, it, vi } from 'vitest';
 import { startSandbox as startUnmanaged } from '../../src/sandbox/index.js';
-import { call, sandboxesClosedAfterEach } from './helpers.js';
-
-const startSandbox = sandboxesClosedAfterEach();
+import { call } from './helpers.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 function getWithAgent(url: string, key: string, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -23,8 +22,8 @@ const hasIpv6Loopback = Object.values(networkInterfaces())
 
 describe('sandbox lifecycle', () => {
   it('runs two sandboxes side by side, each with its own store, key and limits', async () => {
-    const first = await startSandbox({ rpm: 1 });
-    const second = await startSandbox({ seed: 2 });
+    const first = await testSandbox({ rpm: 1 });
+    const second = await testSandbox({ seed: 2 });
     expect(first.baseUrl).not.toBe(second.baseUrl);
     expect(first.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
 
@@ -91,7 +90,7 @@ describe('sandbox lifecycle', () => {
   });
 
   it('serves many requests over one keep-alive connection', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       const sockets = new Set<unknown>();
@@ -106,15 +105,15 @@ describe('sandbox lifecycle', () => {
   });
 
   it.skipIf(!hasIpv6Loopback)('brackets an IPv6 host in the base URL', async () => {
-    const sandbox = await startSandbox({ host: '::1' });
+    const sandbox = await testSandbox({ host: '::1' });
     expect(sandbox.baseUrl).toMatch(/^http:\/\/\[::1\]:\d+\/v1$/);
     expect((await call(sandbox, 'GET', '/pets')).status).toBe(200);
   });
 
   it('refuses a port that is taken, naming it', async () => {
-    const first = await startSandbox();
+    const first = await testSandbox();
     const port = Number(new URL(first.baseUrl).port);
-    await expect(startSandbox({ port })).rejects.toThrow(`127.0.0.1:${port} (EADDRINUSE)`);
+    await expect(testSandbox({ port })).rejects.toThrow(`127.0.0.1:${port} (EADDRINUSE)`);
   });
 
   it.each([
@@ -126,18 +125,18 @@ describe('sandbox lifecycle', () => {
     [{ banAfter: 0 }, 'banAfter must be'],
     [{ firstId: 2n ** 63n }, 'firstId must be within int64'],
   ])('rejects invalid options %o', async (options, message) => {
-    await expect(startSandbox(options)).rejects.toThrow(message);
+    await expect(testSandbox(options)).rejects.toThrow(message);
   });
 
   it('rejects a key with spaces without echoing it', async () => {
-    const started = startSandbox({ key: 'has a space' });
+    const started = testSandbox({ key: 'has a space' });
     await expect(started).rejects.toThrow('key must be');
     await expect(started).rejects.not.toThrow('has a space');
   });
 
   it('seeds the same sample pets every time, with a mix of statuses', async () => {
-    const first = await startSandbox({ seed: 15 });
-    const second = await startSandbox({ seed: 15 });
+    const first = await testSandbox({ seed: 15 });
+    const second = await testSandbox({ seed: 15 });
     expect(first.pets()).toEqual(second.pets());
     const pets = first.pets();
     expect(pets).toHaveLength(15);
@@ -149,7 +148,7 @@ describe('sandbox lifecycle', () => {
   });
 
   it('returns copies from pets(), so tests cannot change the store by accident', async () => {
-    const sandbox = await startSandbox({ seed: 1 });
+    const sandbox = await testSandbox({ seed: 1 });
     const [pet] = sandbox.pets();
     if (pet) pet.name = 'Changed';
     expect(sandbox.pets()[0]?.name).toBe('Bella');

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { call, records, record, sandboxesClosedAfterEach } from './helpers.js';
-
-const startSandbox = sandboxesClosedAfterEach();
+import { call, records, record } from './helpers.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 describe('GET /pets', () => {
   it('returns a bare array of at most 20 pets in id order when limit is absent', async () => {
-    const sandbox = await startSandbox({ seed: 25 });
+    const sandbox = await testSandbox({ seed: 25 });
     const reply = await call(sandbox, 'GET', '/pets');
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('application/json');
@@ -16,16 +15,16 @@ describe('GET /pets', () => {
   });
 
   it.each([1, 5, 100])('returns at most limit=%i pets', async (limit) => {
-    const sandbox = await startSandbox({ seed: 120 });
+    const sandbox = await testSandbox({ seed: 120 });
     const reply = await call(sandbox, 'GET', `/pets?limit=${limit}`);
     expect(reply.status).toBe(200);
     expect(records(reply)).toHaveLength(limit);
   });
 
   it('returns fewer than limit when the store holds fewer, and [] when empty', async () => {
-    const seeded = await startSandbox({ seed: 3 });
+    const seeded = await testSandbox({ seed: 3 });
     expect(records(await call(seeded, 'GET', '/pets?limit=10'))).toHaveLength(3);
-    const empty = await startSandbox();
+    const empty = await testSandbox();
     const reply = await call(empty, 'GET', '/pets');
     expect(reply.status).toBe(200);
     expect(reply.text).toBe('[]');
@@ -34,7 +33,7 @@ describe('GET /pets', () => {
   it.each(['available', 'pending', 'sold'])(
     'returns only pets with status=%s, in id order',
     async (status) => {
-      const sandbox = await startSandbox({ seed: 40 });
+      const sandbox = await testSandbox({ seed: 40 });
       const expected = sandbox
         .pets()
         .filter((pet) => pet.status === status)
@@ -48,14 +47,14 @@ describe('GET /pets', () => {
   );
 
   it('applies limit after the status filter', async () => {
-    const sandbox = await startSandbox({ seed: 40 });
+    const sandbox = await testSandbox({ seed: 40 });
     const pets = records(await call(sandbox, 'GET', '/pets?status=sold&limit=3'));
     expect(pets).toHaveLength(3);
     expect(pets.every((pet) => pet.status === 'sold')).toBe(true);
   });
 
   it('ignores unknown query parameters', async () => {
-    const sandbox = await startSandbox({ seed: 2 });
+    const sandbox = await testSandbox({ seed: 2 });
     const reply = await call(sandbox, 'GET', '/pets?page=7');
     expect(reply.status).toBe(200);
     expect(records(reply)).toHaveLength(2);
@@ -64,7 +63,7 @@ describe('GET /pets', () => {
   it.each(['0', '101', 'abc', '', '1.5', '-1', '+5', '1e2'])(
     'answers 400 naming the allowed range for limit=%s',
     async (limit) => {
-      const sandbox = await startSandbox({ seed: 2 });
+      const sandbox = await testSandbox({ seed: 2 });
       const reply = await call(sandbox, 'GET', `/pets?limit=${limit}`);
       expect(reply.status).toBe(400);
       expect(reply.body).toEqual({
@@ -78,7 +77,7 @@ describe('GET /pets', () => {
   it.each(['lost', 'AVAILABLE', ''])(
     'answers 400 naming the allowed values for status=%s',
     async (status) => {
-      const sandbox = await startSandbox({ seed: 2 });
+      const sandbox = await testSandbox({ seed: 2 });
       const reply = await call(sandbox, 'GET', `/pets?status=${status}`);
       expect(reply.status).toBe(400);
       expect(record(reply)).toMatchObject({ status: 400, code: 'invalid_query' });
@@ -87,14 +86,14 @@ describe('GET /pets', () => {
   );
 
   it('answers 400 when limit is given twice', async () => {
-    const sandbox = await startSandbox({ seed: 2 });
+    const sandbox = await testSandbox({ seed: 2 });
     const reply = await call(sandbox, 'GET', '/pets?limit=1&limit=2');
     expect(reply.status).toBe(400);
     expect(record(reply).message).toContain('limit may be given once');
   });
 
   it('reports both problems when limit and status are both wrong', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await testSandbox();
     const reply = await call(sandbox, 'GET', '/pets?limit=0&status=gone');
     expect(record(reply).message).toMatch(/limit.*; status/);
   });

@@ -1,16 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PLAN_NAMES, PLANS } from '../../src/sandbox/index.js';
 import { UNLIMITED_PER_MINUTE } from '../../src/sandbox/rate-limiter.js';
-import {
-  CLOCK_START_MS,
-  FakeClock,
-  call,
-  rateLimitOf,
-  record,
-  sandboxesClosedAfterEach,
-} from './helpers.js';
+import { CLOCK_START_MS, FakeClock, call, rateLimitOf, record } from './helpers.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
-const startSandbox = sandboxesClosedAfterEach();
 const START_S = CLOCK_START_MS / 1000;
 
 describe('rate limit headers', () => {
@@ -26,14 +19,14 @@ describe('rate limit headers', () => {
     ['405', 'DELETE', '/pets', {}, 405],
   ] as const)('are on a %s response', async (_case, method, path, options, status) => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ seed: 1, now: clock.now });
+    const sandbox = await testSandbox({ seed: 1, now: clock.now });
     const reply = await call(sandbox, method, path, options);
     expect(reply.status).toBe(status);
     expect(rateLimitOf(reply)).toEqual({ limit: 60, remaining: 59, reset: START_S + 60 });
   });
 
   it.each(PLAN_NAMES)('are on the answers of plan %s, 401 and 404 included', async (plan) => {
-    const sandbox = await startSandbox({ plan });
+    const sandbox = await testSandbox({ plan });
     for (const [path, key] of [
       ['/pets', undefined],
       ['/pets', null],
@@ -46,7 +39,7 @@ describe('rate limit headers', () => {
 
   it('count down Remaining and keep Reset at the start of the window plus 60 s', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 3, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 3, now: clock.now });
     const first = await call(sandbox, 'GET', '/pets');
     clock.advanceSeconds(10);
     const second = await call(sandbox, 'GET', '/pets');
@@ -56,13 +49,13 @@ describe('rate limit headers', () => {
 
   it('round a reset that falls inside a second up', async () => {
     const clock = new FakeClock(CLOCK_START_MS + 250);
-    const sandbox = await startSandbox({ now: clock.now });
+    const sandbox = await testSandbox({ now: clock.now });
     expect(rateLimitOf(await call(sandbox, 'GET', '/pets')).reset).toBe(START_S + 61);
   });
 
   it('report the day window once it has fewer requests left than the minute window', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 10, rpd: 12, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 10, rpd: 12, now: clock.now });
     for (let i = 0; i < 10; i++) await call(sandbox, 'GET', '/pets');
     clock.advanceSeconds(60);
     const reply = await call(sandbox, 'GET', '/pets');
@@ -71,13 +64,13 @@ describe('rate limit headers', () => {
   });
 
   it('follow the plan and the rpm and rpd overrides', async () => {
-    const pro = await startSandbox({ plan: 'pro' });
+    const pro = await testSandbox({ plan: 'pro' });
     expect([pro.rpm, pro.rpd]).toEqual([300, 10_000]);
     expect(rateLimitOf(await call(pro, 'GET', '/pets')).limit).toBe(300);
-    const business = await startSandbox({ plan: 'business', rpd: 50 });
+    const business = await testSandbox({ plan: 'business', rpd: 50 });
     expect([business.rpm, business.rpd]).toEqual([1000, 50]);
     expect(rateLimitOf(await call(business, 'GET', '/pets')).limit).toBe(50);
-    const free = await startSandbox();
+    const free = await testSandbox();
     expect([free.plan, free.rpm, free.rpd]).toEqual(['free', 60, 1000]);
   });
 
@@ -94,7 +87,7 @@ describe('rate limit headers', () => {
 describe('per-minute limit', () => {
   it('answers 429 with Retry-After and an Error body once the minute is used up', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 3, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 3, now: clock.now });
     for (let i = 0; i < 3; i++) expect((await call(sandbox, 'GET', '/pets')).status).toBe(200);
     clock.advanceSeconds(20.3);
     const limited = await call(sandbox, 'GET', '/pets');
@@ -110,7 +103,7 @@ describe('per-minute limit', () => {
 
   it('does not execute a request over the limit', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 1, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 1, now: clock.now });
     await call(sandbox, 'GET', '/pets');
     const limited = await call(sandbox, 'POST', '/pets', { body: '{"name":"A","categoryId":1}' });
     expect(limited.status).toBe(429);
@@ -119,7 +112,7 @@ describe('per-minute limit', () => {
 
   it('keeps refusing until the window resets, then serves a fresh window', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 3, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 3, now: clock.now });
     for (let i = 0; i < 3; i++) await call(sandbox, 'GET', '/pets');
     expect((await call(sandbox, 'GET', '/pets')).headers.get('retry-after')).toBe('60');
     clock.advanceSeconds(59.5);
@@ -136,7 +129,7 @@ describe('per-minute limit', () => {
 
   it('counts requests that fail, but not requests refused for the limit', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 2, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 2, now: clock.now });
     expect((await call(sandbox, 'GET', '/pets/42')).status).toBe(404);
     expect((await call(sandbox, 'POST', '/pets', { body: '{}' })).status).toBe(400);
     expect((await call(sandbox, 'GET', '/pets')).status).toBe(429);
@@ -146,7 +139,7 @@ describe('per-minute limit', () => {
 
   it('lets a client that waits exactly Retry-After through', async () => {
     const clock = new FakeClock(CLOCK_START_MS + 100);
-    const sandbox = await startSandbox({ rpm: 1, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 1, now: clock.now });
     await call(sandbox, 'GET', '/pets');
     clock.advanceSeconds(0.2);
     const limited = await call(sandbox, 'GET', '/pets');
@@ -158,7 +151,7 @@ describe('per-minute limit', () => {
 describe('per-day limit', () => {
   it('answers 429 until the day window resets, reporting the day window', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 100, rpd: 5, banAfter: 1000, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 100, rpd: 5, banAfter: 1000, now: clock.now });
     for (let i = 0; i < 5; i++) {
       expect((await call(sandbox, 'GET', '/pets')).status).toBe(200);
       clock.advanceSeconds(3600);
@@ -181,7 +174,7 @@ describe('per-day limit', () => {
 describe('cooldown and ban', () => {
   it('bans a key after banAfter requests during a cooldown, then lifts the ban', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 1, banAfter: 3, banSeconds: 600, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 1, banAfter: 3, banSeconds: 600, now: clock.now });
     expect((await call(sandbox, 'GET', '/pets')).status).toBe(200);
     const first429 = await call(sandbox, 'GET', '/pets');
     expect(record(first429).code).toBe('rate_limited');
@@ -217,7 +210,7 @@ describe('cooldown and ban', () => {
 
   it('forgets strikes when a cooldown ends without a ban', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 1, banAfter: 3, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 1, banAfter: 3, now: clock.now });
     const cycle = async () => {
       expect((await call(sandbox, 'GET', '/pets')).status).toBe(200);
       const codes = [];
@@ -231,7 +224,7 @@ describe('cooldown and ban', () => {
 
   it('bans only the offending client: the key and anonymous callers are separate', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ rpm: 1, banAfter: 1, now: clock.now });
+    const sandbox = await testSandbox({ rpm: 1, banAfter: 1, now: clock.now });
     await call(sandbox, 'GET', '/pets');
     await call(sandbox, 'GET', '/pets');
     expect(record(await call(sandbox, 'GET', '/pets')).code).toBe('key_banned');
@@ -244,7 +237,7 @@ describe('cooldown and ban', () => {
 describe('anonymous requests', () => {
   it('are limited per address with the free plan, apart from the key', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ plan: 'unlimited', now: clock.now });
+    const sandbox = await testSandbox({ plan: 'unlimited', now: clock.now });
     for (let i = 0; i < 60; i++) {
       expect((await call(sandbox, 'GET', '/pets', { key: 'wrong' })).status).toBe(401);
     }
@@ -259,7 +252,7 @@ describe('anonymous requests', () => {
 describe('unlimited plan', () => {
   it('never answers 429, and states a very large limit on every answer', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ plan: 'unlimited', banAfter: 1, now: clock.now });
+    const sandbox = await testSandbox({ plan: 'unlimited', banAfter: 1, now: clock.now });
     expect([sandbox.rpm, sandbox.rpd]).toEqual([null, null]);
     const statuses = new Set<number>();
     for (let i = 1; i <= 1001; i++) {
@@ -276,7 +269,7 @@ describe('unlimited plan', () => {
 
   it('applies an rpm override on its own, leaving the day unlimited', async () => {
     const clock = new FakeClock();
-    const sandbox = await startSandbox({ plan: 'unlimited', rpm: 2, now: clock.now });
+    const sandbox = await testSandbox({ plan: 'unlimited', rpm: 2, now: clock.now });
     expect([sandbox.rpm, sandbox.rpd]).toEqual([2, null]);
     await call(sandbox, 'GET', '/pets');
     expect(rateLimitOf(await call(sandbox, 'GET', '/pets'))).toMatchObject({ remaining: 0 });

@@ -1,18 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatDuration } from '../../../src/core/clock.js';
 import { parseJson } from '../../../src/json/int64-json.js';
-import { startSandbox } from '../../../src/sandbox/index.js';
 import { apiEnv } from '../../helpers/api-env.js';
 import { tempDir } from '../../helpers/config-dir.js';
 import { concurrentClock } from '../../helpers/fake-clock.js';
 import { runMain } from '../../helpers/run-main.js';
-
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+import { testSandbox } from '../../helpers/sandbox.js';
 
 describe("a per-minute plan's estimate, for an import started mid-window", () => {
   it.each([
@@ -24,8 +19,7 @@ describe("a per-minute plan's estimate, for an import started mid-window", () =>
     async (records, intoWindowS) => {
       // The free plan on an injected clock: a minute passes at once.
       const clock = concurrentClock();
-      const sandbox = await startSandbox({ plan: 'free', now: clock.now });
-      closers.push(() => sandbox.close());
+      const sandbox = await testSandbox({ plan: 'free', now: clock.now });
       const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
       const input = join(tempDir('pets-estimate-'), 'pets.ndjson');
       writeFileSync(

@@ -1,24 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox } from '../../../src/sandbox/index.js';
+import { describe, expect, it } from 'vitest';
 import { apiEnv } from '../../helpers/api-env.js';
 import { tempDir } from '../../helpers/config-dir.js';
 import { concurrentClock } from '../../helpers/fake-clock.js';
 import { runMain } from '../../helpers/run-main.js';
-
-const closers: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const close of closers.splice(0)) await close();
-});
+import { testSandbox } from '../../helpers/sandbox.js';
 
 describe("a batch holding a window's last requests for short commands", () => {
   it('shows the hold as a wait, counting down, and does not count it against --max-wait', async () => {
     // 70 records on the free plan, on an injected clock: the first window's 58 go at once,
     // its last 2 wait until 2 s before Reset. Before, the line stood still for those 58 s.
     const clock = concurrentClock();
-    const sandbox = await startSandbox({ plan: 'free', now: clock.now });
-    closers.push(() => sandbox.close());
+    const sandbox = await testSandbox({ plan: 'free', now: clock.now });
     const env = apiEnv(sandbox, { PETS_PROFILE: 'staging' });
     const input = join(tempDir('pets-hold-'), 'pets.ndjson');
     writeFileSync(
