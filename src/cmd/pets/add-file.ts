@@ -10,7 +10,7 @@ import type { Column } from '../../output/render.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
 import type { InputFormat } from '../../batch/input/format.js';
 import type { InputRecord, ReadNotes } from '../../batch/input/index.js';
-import type { Journal, JournalTarget } from '../../batch/journal.js';
+import type { Journal, JournalPlace, JournalTarget } from '../../batch/journal.js';
 import {
   HEAD_RECORDS,
   journalRegistry,
@@ -71,19 +71,14 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
     : await realpath(flags.file).catch(() => {
         throw new UsageError(`cannot read ${flags.file}`);
       });
-  const [
-    { chooseFormat },
-    { openJournal, readJournal },
-    { normalizedOrigin },
-    { keyFingerprint },
-    { keyHint },
-  ] = await Promise.all([
-    import('../../batch/input/index.js'),
-    import('../../batch/journal.js'),
-    import('../../config/base-url.js'),
-    import('../../config/key-fingerprint.js'),
-    import('../../config/key-hint.js'),
-  ]);
+  const [{ chooseFormat }, { readJournal }, { normalizedOrigin }, { keyFingerprint }, { keyHint }] =
+    await Promise.all([
+      import('../../batch/input/index.js'),
+      import('../../batch/journal.js'),
+      import('../../config/base-url.js'),
+      import('../../config/key-fingerprint.js'),
+      import('../../config/key-hint.js'),
+    ]);
   const target = await session.target();
   const source = await recordInput(session, flags.file, chooseFormat(flags.file, flags.format));
   const options = batchOptions(session, target, flags, source, input);
@@ -106,9 +101,7 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
   }
   // Opened, bound to its target and locked before anything is asked or sent: a journal that
   // cannot be written, is in use, or belongs elsewhere stops the run with nothing sent.
-  const journal = await openRunJournal(session, options, source, journalTarget, () =>
-    openJournal(options.journal, journalTarget, place),
-  );
+  const journal = await openRunJournal(session, options, source, journalTarget, place);
   const resume = resumeCommand(options);
   // A second Ctrl-C ends the process at once: it still says how to go on.
   const onForcedExit = () =>
@@ -165,26 +158,26 @@ function batchOptions(
 }
 
 /**
- * The run's journal, opened by `open`, once no other journal of the target holds its records;
- * then listed for the target. The list is checked and added to under its lock: of two runs
- * started at once on copies of one input, the second finds the first. A journal this run made
- * and then refused is removed.
+ * The run's journal (`place`: of its input), opened once no other journal of the target holds
+ * its records; then listed for the target. The list is checked and added to under its lock: of
+ * two runs started at once on copies of one input, the second finds the first. A journal this
+ * run made and then refused is removed.
  */
 async function openRunJournal(
   session: Session,
   options: BatchOptions,
   source: RecordInput,
   target: JournalTarget,
-  open: () => Journal,
+  place: JournalPlace,
 ): Promise<Journal> {
+  const [{ openJournal, journalStanding }, { recordNamer }] = await Promise.all([
+    import('../../batch/journal.js'),
+    import('../../batch/plan.js'),
+  ]);
   const existed = existsSync(options.journal);
-  const journal = open();
+  const journal = openJournal(options.journal, target, place);
   try {
     const own = realpathSync(options.journal);
-    const [{ journalStanding }, { recordNamer }] = await Promise.all([
-      import('../../batch/journal.js'),
-      import('../../batch/plan.js'),
-    ]);
     await registryOf(session, target).hold(async (held) => {
       // What no longer holds records drops out: a journal deleted, or no longer this target's,
       // or one that holds none and that no run has open.
