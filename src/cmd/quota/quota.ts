@@ -60,12 +60,6 @@ export async function showQuota(
   };
 }
 
-/** The used share of the window as a bar, for a person at a terminal. */
-export function usageBar(limit: number, remaining: number): string {
-  const used = Math.min(1, Math.max(0, (limit - remaining) / limit));
-  return `${bar(used)} ${Math.round(used * 100)}% used`;
-}
-
 /** The quota as label and value pairs; `withBar` adds the usage bar for a terminal. */
 export function quotaFields(
   report: QuotaReport,
@@ -82,7 +76,8 @@ export function quotaFields(
       ['remaining', String(report.remaining)],
     );
     if (withBar && report.remaining !== null && report.limit > 0) {
-      fields.push(['used', usageBar(report.limit, report.remaining)]);
+      const used = Math.min(1, Math.max(0, (report.limit - report.remaining) / report.limit));
+      fields.push(['used', `${bar(used)} ${Math.round(used * 100)}% used`]);
     }
     fields.push([
       'resets',
