@@ -165,17 +165,13 @@ export async function printProfiles(
  */
 export async function warnOverrides(session: Session, activeName: string): Promise<void> {
   const { env } = session;
-  const chosenBy =
-    session.globals.profile !== undefined
-      ? `--profile ${session.globals.profile}`
-      : env.PETS_PROFILE
-        ? `PETS_PROFILE=${env.PETS_PROFILE}`
-        : undefined;
-  const chosen = session.globals.profile ?? (env.PETS_PROFILE || undefined);
-  if (chosenBy && chosen !== activeName) {
+  const flag = session.globals.profile;
+  const chosen = flag ?? (env.PETS_PROFILE || undefined);
+  if (chosen !== undefined && chosen !== activeName) {
+    const chosenBy = flag === undefined ? `PETS_PROFILE=${chosen}` : `--profile ${flag}`;
     await session.terminal.warn(
       `${chosenBy} overrides the active profile "${activeName}": commands use "${chosen}"` +
-        (session.globals.profile === undefined ? ' until PETS_PROFILE is unset.' : '.'),
+        (flag === undefined ? ' until PETS_PROFILE is unset.' : '.'),
       { code: 'profile_overridden' },
     );
   }
