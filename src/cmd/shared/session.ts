@@ -9,8 +9,6 @@ import type { Clock } from '../../core/clock.js';
 import { Terminal, type TerminalOptions } from '../../terminal/terminal.js';
 import type { Deps, HttpSettings, KeyApi } from './deps.js';
 
-export type { NoticeFields } from '../../terminal/terminal.js';
-
 /** The global options, as commander parsed them. */
 export interface GlobalOptions extends TerminalOptions {
   profile?: string;
