@@ -205,7 +205,7 @@ export class Terminal {
     };
   }
 
-  /** The one-line warning before a create on a protected profile (a saved one may have no host). */
+  /** The one-line warning before a change on a protected profile (a saved one may have no host). */
   async protectedBadge(target: { profile: string; host?: string; protected: boolean }) {
     if (!target.protected || this.options.quiet) return;
     const { host } = target;
