@@ -52,12 +52,10 @@ export const listCommand: CommandModule = {
         const { api } = await session.api(target);
         const pets = await listPets(options, { api, signal: session.signal });
         await session.terminal.printPets(pets);
-        // With --json, [] says it all; a notice would be noise for the script.
-        if (pets.length === 0 && session.terminal.mode !== 'json') {
-          session.terminal.notice('No pets found.', { code: 'no_pets' });
-        }
-        if (session.terminal.mode !== 'json')
-          await fullPageHint(session, pets.length, options.limit);
+        // With --json, the array says it all; a notice or a hint would be noise for the script.
+        if (session.terminal.mode === 'json') return;
+        if (pets.length === 0) session.terminal.notice('No pets found.', { code: 'no_pets' });
+        await fullPageHint(session, pets.length, options.limit);
       });
   },
 };
