@@ -2,11 +2,18 @@
 // data out, nothing printed. The end-to-end tests check the same commands through the binary.
 import { describe, expect, it } from 'vitest';
 import type { PetsApi } from '../../src/api/client.js';
-import { checkKey } from '../../src/cmd/auth/login.js';
+import { checkKey, login } from '../../src/cmd/auth/login.js';
+import { logout } from '../../src/cmd/auth/logout.js';
 import { authStatus } from '../../src/cmd/auth/status.js';
 import { removeProfile } from '../../src/cmd/profile/remove.js';
 import { setProfile } from '../../src/cmd/profile/set.js';
 import { useProfile } from '../../src/cmd/profile/use.js';
+import {
+  listProfiles,
+  profileInUse,
+  savedProfile,
+  showProfile,
+} from '../../src/cmd/profile/view.js';
 import { hostOf } from '../../src/config/base-url.js';
 import type { ApiTarget } from '../../src/config/resolve-target.js';
 import { openConfigStore } from '../../src/config/store.js';
@@ -117,5 +124,63 @@ describe('setProfile, useProfile, removeProfile', () => {
     await expect(setProfile('staging', {}, { config })).rejects.toBeInstanceOf(UsageError);
     await expect(useProfile('nosuch', { config })).rejects.toThrow(/nosuch/);
     await expect(removeProfile('nosuch', { config })).rejects.toThrow(/nosuch/);
+  });
+});
+
+describe('login and logout', () => {
+  it("save the chosen profile's key (trimmed) and address, and remove the key again", async () => {
+    const config = openConfigStore(tempConfigDir());
+    const saved = await login(
+      { profileFlag: 'staging', key: '  key_abcdefgh12345678\n', baseUrl: BASE },
+      { config, env: {} },
+    );
+    expect(saved).toEqual({ profile: 'staging', key: '****5678', baseUrl: BASE });
+    expect(config.read().profiles.staging).toMatchObject({
+      apiKey: 'key_abcdefgh12345678',
+      baseUrl: BASE,
+    });
+    // PETS_PROFILE chooses the profile when no --profile is given.
+    const env = { PETS_PROFILE: 'staging' };
+    expect(await logout({}, { config, env })).toEqual({ profile: 'staging', removed: true });
+    expect(config.read().profiles.staging).toEqual({ baseUrl: BASE });
+    expect(await logout({}, { config, env })).toEqual({ profile: 'staging', removed: false });
+  });
+
+  it('refuse an empty key or one too short to redact, and save nothing', async () => {
+    const config = openConfigStore(tempConfigDir());
+    const before = config.read();
+    for (const key of ['  \n', 'abc']) {
+      await expect(login({ key }, { config, env: {} })).rejects.toBeInstanceOf(UsageError);
+    }
+    expect(config.read()).toEqual(before);
+  });
+});
+
+describe('listProfiles, showProfile, savedProfile, profileInUse', () => {
+  it('list every profile, the one in use and why, with the environment applied', async () => {
+    const config = openConfigStore(tempConfigDir());
+    await setProfile('staging', { baseUrl: BASE }, { config });
+    const env = { PETS_PROFILE: 'staging', PETS_API_KEY: 'key_from_the_env_9876' };
+    expect(listProfiles({ config, env: {} }).map((p) => [p.name, p.active])).toEqual([
+      ['production', true],
+      ['staging', false],
+    ]);
+    expect(showProfile('staging', { config, env })).toMatchObject({
+      active: true,
+      activeSource: 'environment',
+      baseUrl: BASE,
+      baseUrlSource: 'config',
+      key: '****9876',
+      keySource: 'environment',
+      protected: false,
+    });
+    expect(showProfile('staging', { config, env: {}, profileFlag: 'staging' })).toMatchObject({
+      activeSource: 'flag',
+    });
+    // As saved: no environment, and production active.
+    expect(savedProfile('staging', { config })).toMatchObject({ active: false, key: '(none)' });
+    expect(profileInUse({ config, env })).toEqual({ name: 'staging', source: 'environment' });
+    expect(profileInUse({ config, env: { PETS_PROFILE: 'nosuch' } })).toBeUndefined();
+    expect(() => showProfile('nosuch', { config, env: {} })).toThrow(/no profile named "nosuch"/);
   });
 });

@@ -177,26 +177,6 @@ describe('pets get', () => {
     expect(result.stdout).toContain('\tPiped\t');
   });
 
-  it.each([
-    ['\\n', (ids: string[]) => ids.join('\n')],
-    ['\\r\\n', (ids: string[]) => `${ids.join('\r\n')}\r\n`],
-    ['a lone \\r', (ids: string[]) => ids.join('\r')],
-  ])('ends an id on stdin at %s, numbering the lines', async (_ending, join) => {
-    const a = await addPet('EndA', 'available');
-    const b = await addPet('EndB', 'available');
-    const result = await runMain(['get', '-', '--json', '-q'], env, {
-      stdin: join([String(a.id), 'abc', String(b.id)]),
-    });
-    const lines = result.stdout
-      .trim()
-      .split('\n')
-      .map((line) => parseJson(line));
-    expect(lines).toHaveLength(3);
-    expect(lines[0]).toMatchObject({ line: 1, pet: { name: 'EndA' } });
-    expect(lines[1]).toMatchObject({ line: 2, error: { code: 'invalid_id' } });
-    expect(lines[2]).toMatchObject({ line: 3, pet: { name: 'EndB' } });
-  });
-
   it('reports a non-integer id on stdin per line, and refuses one in argv with exit 2', async () => {
     const stdin = await runMain(['get', '-', '-q'], env, { stdin: '12\nabc\n' });
     expect(stdin.stderr).toContain('line 2: not an int64 pet id');
