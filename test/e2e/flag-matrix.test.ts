@@ -355,6 +355,10 @@ const records = (world: World, count = 1, name = 'pets.ndjson') =>
     Array.from({ length: count }, (_, i) => `{"name":"M${i}","categoryId":1}`).join('\n'),
   );
 const staging = { PETS_PROFILE: 'staging' };
+/** A probe on staging against the recorder, which keeps each request's headers and body. */
+const onRecorder = (args: Probe['args'], shows: Probe['shows']): Expectation => ({
+  acts: { args, server: 'recorder', env: staging, shows },
+});
 /** The one-pet add, in a dry run: it sends nothing. */
 const dryAdd = ['add', '--name', 'D', '--category-id', '1', '--dry-run'];
 const onlyWithFile = (flag: string, value: string[] = []): Refusal => ({
@@ -560,54 +564,29 @@ const MATRIX: Record<string, Expectation> = {
     },
   },
 
-  'api --method': {
-    acts: {
-      args: ['api', '-X', 'DELETE', '/pets/1'],
-      server: 'recorder',
-      env: staging,
-      shows: (r) => r.received[0]?.method === 'DELETE',
-    },
-  },
-  'api --raw-field': {
-    acts: {
-      args: ['api', '/pets', '-f', 'name=Rex'],
-      server: 'recorder',
-      env: staging,
-      shows: (r) => r.received[0]?.method === 'POST' && r.received[0].body === '{"name":"Rex"}',
-    },
-  },
-  'api --field': {
-    acts: {
-      args: ['api', '/pets', '-F', 'categoryId=3'],
-      server: 'recorder',
-      env: staging,
-      shows: (r) => r.received[0]?.body === '{"categoryId":3}',
-    },
-  },
-  'api --header': {
-    acts: {
-      args: ['api', '/pets', '-H', 'X-Probe: 42'],
-      server: 'recorder',
-      env: staging,
-      shows: (r) => r.received[0]?.headers?.['x-probe'] === '42',
-    },
-  },
-  'api --input': {
-    acts: {
-      args: (w) => ['api', '/pets', '--input', w.file('body.json', '{"name":"In"}')],
-      server: 'recorder',
-      env: staging,
-      shows: (r) => r.received[0]?.method === 'POST' && r.received[0].body === '{"name":"In"}',
-    },
-  },
-  'api --include': {
-    acts: {
-      args: ['api', '/pets', '-i'],
-      server: 'recorder',
-      env: staging,
-      shows: (r) => r.stdout.startsWith('HTTP/1.1 200 OK\r\n'),
-    },
-  },
+  'api --method': onRecorder(
+    ['api', '-X', 'DELETE', '/pets/1'],
+    (r) => r.received[0]?.method === 'DELETE',
+  ),
+  'api --raw-field': onRecorder(
+    ['api', '/pets', '-f', 'name=Rex'],
+    (r) => r.received[0]?.method === 'POST' && r.received[0].body === '{"name":"Rex"}',
+  ),
+  'api --field': onRecorder(
+    ['api', '/pets', '-F', 'categoryId=3'],
+    (r) => r.received[0]?.body === '{"categoryId":3}',
+  ),
+  'api --header': onRecorder(
+    ['api', '/pets', '-H', 'X-Probe: 42'],
+    (r) => r.received[0]?.headers?.['x-probe'] === '42',
+  ),
+  'api --input': onRecorder(
+    (w) => ['api', '/pets', '--input', w.file('body.json', '{"name":"In"}')],
+    (r) => r.received[0]?.method === 'POST' && r.received[0].body === '{"name":"In"}',
+  ),
+  'api --include': onRecorder(['api', '/pets', '-i'], (r) =>
+    r.stdout.startsWith('HTTP/1.1 200 OK\r\n'),
+  ),
   'api --yes': {
     // Production is protected: in a pipe a write needs --yes. A read has nothing to confirm.
     acts: {
