@@ -14,21 +14,13 @@ import {
   savedProfile,
   showProfile,
 } from '../../src/cmd/profile/view.js';
-import { hostOf } from '../../src/config/base-url.js';
-import type { ApiTarget } from '../../src/config/resolve-target.js';
 import { openConfigStore } from '../../src/config/store.js';
 import { AuthError, InterruptedError, NetworkError, UsageError } from '../../src/core/errors.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
+import { stagingTarget } from '../helpers/api-env.js';
 
 const BASE = 'https://api.example.com/v1';
-const target: ApiTarget = {
-  profile: 'staging',
-  baseUrl: BASE,
-  host: hostOf(BASE),
-  apiKey: 'key_abcdefgh12345678',
-  keySource: 'config',
-  protected: false,
-};
+const target = stagingTarget(BASE);
 
 /** An API whose one GET answers with `answer`: nothing (a 200), or an error thrown. */
 function answering(answer?: Error): { api: PetsApi; sent: () => number } {

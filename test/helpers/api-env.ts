@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { hostOf } from '../../src/config/base-url.js';
+import type { ApiTarget } from '../../src/config/resolve-target.js';
 import { tempConfigDir } from './config-dir.js';
 
 /**
@@ -26,4 +28,16 @@ export function recordsFile(env: Record<string, string>, name: string, count: nu
   );
   writeFileSync(input, lines.join('\n'));
   return input;
+}
+
+/** The target a command resolves: profile staging at `baseUrl`, its key from the config. */
+export function stagingTarget(baseUrl: string): ApiTarget {
+  return {
+    profile: 'staging',
+    baseUrl,
+    host: hostOf(baseUrl),
+    apiKey: 'key_abcdefgh12345678',
+    keySource: 'config',
+    protected: false,
+  };
 }

@@ -4,19 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import type { PetsApi } from '../../../src/api/client.js';
 import { buildApiRequest, callApi, stringField, typedField } from '../../../src/cmd/api/api.js';
-import { hostOf } from '../../../src/config/base-url.js';
-import type { ApiTarget } from '../../../src/config/resolve-target.js';
 import { NetworkError, UsageError } from '../../../src/core/errors.js';
+import { stagingTarget } from '../../helpers/api-env.js';
 
 const BASE = 'http://127.0.0.1:8080/v1';
-const target: ApiTarget = {
-  profile: 'staging',
-  baseUrl: BASE,
-  host: hostOf(BASE),
-  apiKey: 'key_abcdefgh12345678',
-  keySource: 'config',
-  protected: false,
-};
+const target = stagingTarget(BASE);
 const request = (path: string, more: { method?: string; fields?: string[]; headers?: string[] }) =>
   buildApiRequest(
     {

@@ -2,21 +2,13 @@
 // tests (quota.test.ts) ask a real sandbox.
 import { describe, expect, it } from 'vitest';
 import type { PetsApi } from '../../../src/api/client.js';
-import { hostOf } from '../../../src/config/base-url.js';
-import type { ApiTarget } from '../../../src/config/resolve-target.js';
 import { quotaFields, showQuota } from '../../../src/cmd/quota/quota.js';
 import type { KeyApi } from '../../../src/cmd/shared/deps.js';
 import type { GateState } from '../../../src/ratelimit/policy.js';
+import { stagingTarget } from '../../helpers/api-env.js';
 
 const BASE = 'https://api.example.com/v1';
-const target: ApiTarget = {
-  profile: 'staging',
-  baseUrl: BASE,
-  host: hostOf(BASE),
-  apiKey: 'key_abcdefgh12345678',
-  keySource: 'config',
-  protected: false,
-};
+const target = stagingTarget(BASE);
 const NOW = Date.UTC(2031, 0, 1, 12, 0, 0);
 
 /** A gate whose state is `before` until the client's one request, then `after`. */
