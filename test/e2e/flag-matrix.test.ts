@@ -359,6 +359,10 @@ const staging = { PETS_PROFILE: 'staging' };
 const onRecorder = (args: Probe['args'], shows: Probe['shows']): Expectation => ({
   acts: { args, server: 'recorder', env: staging, shows },
 });
+/** A probe of `pets sandbox --json`, read from the line it prints as it starts. */
+const sandboxLine = (args: string[], shows: Probe['shows']): Expectation => ({
+  acts: { args, server: 'none', sandbox: async () => undefined, shows },
+});
 /** The one-pet add, in a dry run: it sends nothing. */
 const dryAdd = ['add', '--name', 'D', '--category-id', '1', '--dry-run'];
 const onlyWithFile = (flag: string, value: string[] = []): Refusal => ({
@@ -676,14 +680,9 @@ const MATRIX: Record<string, Expectation> = {
     },
   },
 
-  'sandbox --host': {
-    acts: {
-      args: ['sandbox', '--json', '--host', 'localhost'],
-      server: 'none',
-      sandbox: async () => undefined,
-      shows: (r) => String(r.sandbox?.info.baseUrl).startsWith('http://localhost:'),
-    },
-  },
+  'sandbox --host': sandboxLine(['sandbox', '--json', '--host', 'localhost'], (r) =>
+    String(r.sandbox?.info.baseUrl).startsWith('http://localhost:'),
+  ),
   'sandbox --port': {
     acts: {
       args: (w) => ['sandbox', '--json', '--port', w.vars.port!],
@@ -693,30 +692,18 @@ const MATRIX: Record<string, Expectation> = {
       shows: (r, w) => String(r.sandbox?.info.baseUrl).endsWith(`:${w.vars.port}/v1`),
     },
   },
-  'sandbox --plan': {
-    acts: {
-      args: ['sandbox', '--json', '--plan', 'pro'],
-      server: 'none',
-      sandbox: async () => undefined,
-      shows: (r) => r.sandbox?.info.plan === 'pro',
-    },
-  },
-  'sandbox --rpm': {
-    acts: {
-      args: ['sandbox', '--json', '--rpm', '7'],
-      server: 'none',
-      sandbox: async () => undefined,
-      shows: (r) => r.sandbox?.info.rpm === 7,
-    },
-  },
-  'sandbox --rpd': {
-    acts: {
-      args: ['sandbox', '--json', '--rpd', '9'],
-      server: 'none',
-      sandbox: async () => undefined,
-      shows: (r) => r.sandbox?.info.rpd === 9,
-    },
-  },
+  'sandbox --plan': sandboxLine(
+    ['sandbox', '--json', '--plan', 'pro'],
+    (r) => r.sandbox?.info.plan === 'pro',
+  ),
+  'sandbox --rpm': sandboxLine(
+    ['sandbox', '--json', '--rpm', '7'],
+    (r) => r.sandbox?.info.rpm === 7,
+  ),
+  'sandbox --rpd': sandboxLine(
+    ['sandbox', '--json', '--rpd', '9'],
+    (r) => r.sandbox?.info.rpd === 9,
+  ),
   'sandbox --seed': {
     acts: {
       args: ['sandbox', '--json', '--seed', '3'],
@@ -741,30 +728,18 @@ const MATRIX: Record<string, Expectation> = {
       shows: (_r, w) => existsSync(join(w.dir, 'store.json')),
     },
   },
-  'sandbox --key': {
-    acts: {
-      args: ['sandbox', '--json', '--key', KEY],
-      server: 'none',
-      sandbox: async () => undefined,
-      shows: (r) => r.sandbox?.info.key === KEY,
-    },
-  },
-  'sandbox --save-profile': {
-    acts: {
-      args: ['sandbox', '--json', '--save-profile', 'mine'],
-      server: 'none',
-      sandbox: async () => undefined,
-      shows: (r) => r.sandbox?.info.profile === 'mine',
-    },
-  },
-  'sandbox --no-save-profile': {
-    acts: {
-      args: ['sandbox', '--json', '--no-save-profile'],
-      server: 'none',
-      sandbox: async () => undefined,
-      shows: (r) => r.sandbox?.info.profile === null,
-    },
-  },
+  'sandbox --key': sandboxLine(
+    ['sandbox', '--json', '--key', KEY],
+    (r) => r.sandbox?.info.key === KEY,
+  ),
+  'sandbox --save-profile': sandboxLine(
+    ['sandbox', '--json', '--save-profile', 'mine'],
+    (r) => r.sandbox?.info.profile === 'mine',
+  ),
+  'sandbox --no-save-profile': sandboxLine(
+    ['sandbox', '--json', '--no-save-profile'],
+    (r) => r.sandbox?.info.profile === null,
+  ),
 };
 
 // --- Global options where they do not act ---------------------------------------------------
