@@ -20,6 +20,7 @@ import {
   releaseSend,
   returnUnsent,
   type GateState,
+  type ProcessDemand,
   type WaitReason,
 } from './policy.js';
 import { forgetDemand } from './sharing.js';
@@ -159,8 +160,9 @@ export class RateGate {
   private readonly wait: Waiter;
   private readonly claimPrefix: string;
   private claims = 0;
-  /** Requests asking the gate now, and those the caller has said will follow them. */
-  private asking = 0;
+  /** The claims of the requests asking the gate now, in the order they began to ask. */
+  private readonly asking = new Set<string>();
+  /** Requests the caller has said will follow those asking. */
   private backlog = 0;
   /**
    * Requests this process has sent, or let go and about to send: what a message may say was
@@ -200,6 +202,8 @@ export class RateGate {
   private known: GateState = EMPTY_STATE;
   /** Claims taken ahead for this process's next requests, while the budget is ample. */
   private reserved: string[] = [];
+  /** Claims asked ahead by changes under way, not yet in `reserved` (demandOf). */
+  private readonly askedAhead = new Set<string>();
   /** The server's time as this process measures it: the shared state's moments are on it. */
   private readonly time: ServerClock;
   /** Stops renewing this process's lease: set while it has unplaced claims in flight. */
@@ -426,60 +430,39 @@ export class RateGate {
    * its claim. Refuses (exit 5) a wait that --max-wait cannot cover.
    */
   private async reserve(request: HttpRequest, attempt: number): Promise<string> {
-    this.asking++;
-    let asking = true;
+    const id = `${this.claimPrefix}.${this.claims++}`;
+    this.asking.add(id);
     // Counted out (and as sent) the moment it goes, before any other request of this
     // process asks: one that then waits, and says how many were sent, counts this one.
-    const went = (id: string) => {
-      this.asking--;
+    const went = (claim: string) => {
+      this.asking.delete(id);
       this.sent++;
-      asking = false;
-      return id;
+      return claim;
     };
     try {
-      return await this.reserveAsking(request, attempt, went);
+      return await this.reserveAsking(request, attempt, id, went);
     } finally {
-      if (asking) this.asking--;
+      this.asking.delete(id);
     }
   }
 
   private async reserveAsking(
     request: HttpRequest,
     attempt: number,
+    id: string,
     went: (id: string) => string,
   ): Promise<string> {
-    const id = `${this.claimPrefix}.${this.claims++}`;
     for (;;) {
       const stop = this.stopFor(request);
       if (stop) throw stop;
-      const count = this.asking + this.backlog;
-      const demand = { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
       // Awaited only when there is one to take: asking costs no turn of the event loop.
       const ahead = this.reserved.length > 0 ? await this.takeReserved() : undefined;
       if (ahead !== undefined) return went(ahead);
-      const ids = [id];
-      for (let more = Math.min(MAX_RESERVED_AHEAD, count - 1); more > 0; more--) {
-        ids.push(`${this.claimPrefix}.${this.claims++}`);
-      }
-      // The server's now, read with the state it is compared with.
-      let now = 0;
-      const decision = await this.change(
-        (state) => {
-          now = this.time.now(state);
-          const claimUntil = now + this.options.claimMs;
-          return decideSends(state, now, ids, claimUntil, demand, this.time.measured);
-        },
-        (d) => d.state,
-        false,
-      );
-      if (decision.go) {
-        if (decision.reserved.length > 0) {
-          this.reserved.push(...decision.reserved);
-          // Requests of this process that wait may take them.
-          this.wakeWaiting();
-        }
-        return went(id);
-      }
+      const decision = await this.decide(id);
+      // Claims taken ahead by a change of another request of this process cover this one.
+      if (decision === 'covered') continue;
+      if (decision.go) return went(id);
+      const { now } = decision;
       const waitMs = Math.max(1, Math.ceil(decision.untilMs - now));
       if (decision.reason === 'learning' || decision.reason === 'crowded') {
         await this.voidDeadClaims(decision.state);
@@ -516,6 +499,66 @@ export class RateGate {
       const notice = { reason: WAIT_WORDS[decision.reason], attempt, maxAttempts: MAX_ATTEMPTS };
       await this.pause(waitMs, notice, request, true);
     }
+  }
+
+  /**
+   * Asks the policy whether request `id` may go, taking claims ahead for the requests of this
+   * process that follow while the budget is ample (they go to `reserved`); with the server's
+   * now it was decided at.
+   */
+  private async decide(
+    id: string,
+  ): Promise<(ReturnType<typeof decideSends> & { now: number }) | 'covered'> {
+    const count = this.asking.size + this.backlog;
+    const ids = [id];
+    for (let more = Math.min(MAX_RESERVED_AHEAD, count - 1); more > 0; more--) {
+      ids.push(`${this.claimPrefix}.${this.claims++}`);
+    }
+    const ahead = ids.slice(1);
+    for (const claim of ahead) this.askedAhead.add(claim);
+    // The server's now, read with the state it is compared with.
+    let now = 0;
+    try {
+      const decision = await this.change(
+        (state) => {
+          now = this.time.now(state);
+          const demand = this.demandOf(state, id);
+          if (!demand) return { covered: state };
+          const claimUntil = now + this.options.claimMs;
+          return decideSends(state, now, ids, claimUntil, demand, this.time.measured);
+        },
+        (d) => ('covered' in d ? d.covered : d.state),
+        false,
+      );
+      if ('covered' in decision) return 'covered';
+      if (decision.go && decision.reserved.length > 0) {
+        this.reserved.push(...decision.reserved);
+        // Requests of this process that wait may take them.
+        this.wakeWaiting();
+      }
+      return { ...decision, now };
+    } finally {
+      for (const claim of ahead) this.askedAhead.delete(claim);
+    }
+  }
+
+  /**
+   * What this process still has to send with no claim, request `id` included, as `state` has
+   * it when the change runs rather than when it was asked for: the changes of several of its
+   * requests may run together (a shared store writes them at once), each on the state the
+   * ones before it left. Undefined when claims taken ahead already cover `id`: those of
+   * `reserved`, and those taken by a change under way. A process never says more than it will
+   * send, or the key's work would look more than a window holds (sharing.ts), nor takes ahead
+   * what it will not use while others wait for the budget.
+   */
+  private demandOf(state: GateState, id: string): ProcessDemand | undefined {
+    const inFlight = state.inFlight ?? {};
+    let spare = this.reserved.length;
+    for (const claim of this.askedAhead) if (inFlight[claim]) spare++;
+    const unclaimed = [...this.asking].filter((asker) => !inFlight[asker]);
+    if (unclaimed.indexOf(id) < spare) return undefined;
+    const count = unclaimed.length + this.backlog - spare;
+    return { owner: this.claimPrefix, count, short: count === 1 && this.sent === 0 };
   }
 
   /**
