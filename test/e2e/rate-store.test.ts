@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { availableParallelism, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { apiEnv, recordsFile } from '../helpers/api-env.js';
@@ -9,7 +9,7 @@ import { ANOTHER_CLIENT } from '../../src/ratelimit/gate.js';
 import { redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.js';
 import { BIN, runBinary, startBinary } from '../helpers/run-binary.js';
 import { tempDir } from '../helpers/config-dir.js';
-import { skewEndingWindowIn, strictServer, type StrictServer } from '../helpers/strict-server.js';
+import { strictServer, type StrictServer } from '../helpers/strict-server.js';
 
 // Machines sharing one key through a rate store: each a separate pets process with its own
 // config and state folders, one real redis-server between them, one strict server that bans
@@ -88,18 +88,21 @@ describe.skipIf(redisMissing)('a rate store that fails as a command starts', () 
 });
 
 describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () => {
-  // Each needs four windows of 2 s: about 7 s, 10 s with ten machines on a loaded machine. The
+  // Four windows of 10 s, as the issue's server had (30 per 10 s), so that the quota, not the
+  // CPU, sets the time. What the work takes past its least time is the sending of the last
+  // window's budget, each request through the store and the journal: 0.3 to 0.7 s for ten
+  // processes on two idle cores, up to 3 s with other test files running (loads of 13 to 21).
+  // Against 2 s windows that was up to 1.85× the least time; against 30 s, within 1.1×. The
   // server holds every request until every machine has started and connected to the store,
   // then takes them from the start of a window, so that the least time is whole windows from
-  // the first request, whatever it took a busy machine to start ten processes.
+  // the first request, whatever it took to start the processes.
   for (const [machines, each, limit] of [
     [3, 60, 45],
     [10, 60, 150],
   ] as const) {
-    it(`${machines} machines importing ${each} records each: no 429, no ban, each record once, within 1.1× of the quota's least time (3× on a loaded machine)`, async () => {
-      const windowMs = 2_000;
-      const skewMs = skewEndingWindowIn(windowMs, windowMs / 2);
-      const server = await strictServer({ limit, windowMs, skewMs, held: true });
+    it(`${machines} machines importing ${each} records each: no 429, no ban, each record once, within 1.1× of the quota's least time`, async () => {
+      const windowMs = 10_000;
+      const server = await strictServer({ limit, windowMs, held: true });
       const store = await redis();
       const fleet = Array.from({ length: machines }, (_, i) =>
         machine(server, store.url(), `M${i}`, each),
@@ -115,7 +118,7 @@ describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () =>
       while ((await store.clients()) < machines) {
         if (await Promise.race([Promise.any(started.map((run) => run.done)), sleep(20)])) break;
       }
-      server.open(Date.now() + windowMs - ((Date.now() + skewMs) % windowMs));
+      const skewMs = server.open(Date.now() + 100);
       const runs = await Promise.all(started.map((run) => run.done));
       for (const run of runs) expect(run.stderr).toMatch(new RegExp(`created ${each}, failed 0`));
       expect(runs.map((run) => run.code)).toEqual(Array(machines).fill(0));
@@ -130,19 +133,13 @@ describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () =>
       const leastMs = firstWindowEnd + (windows - 2) * windowMs - first;
       const tookMs = server.requests.at(-1)!.at - first;
       console.log(
-        `${machines} machines × ${each} records, ${limit} per ${windowMs / 1000} s: ${tookMs} ms, the least time ${leastMs} ms (${(tookMs / leastMs).toFixed(3)}×)`,
+        `${machines} machines × ${each} records, ${limit} per ${windowMs / 1000} s: ${tookMs} ms, the least time ${leastMs} ms (${(tookMs / leastMs).toFixed(3)}×) at a load of ${loadavg()[0]!.toFixed(1)}`,
       );
-      // Never faster than the quota allows (the clock of the count above).
+      // Never faster than the quota allows (the clock of the count above), and within 1.1×
+      // of it, as the issue asks, on a loaded machine too (CI runs test files side by side).
       expect(tookMs).toBeGreaterThanOrEqual(leastMs);
-      // Within 1.1×, as the issue asks, where the machine has a core for each process that
-      // runs. Busier (other test files at once: loads of 10 to 17 on two cores), ten processes
-      // took 1.10× to 1.85× while three kept within 1.06×: there the bound is 3×, which still
-      // fails a run that hangs or loses windows one after another.
-      const load = loadavg()[0] ?? 0;
-      const idle = load <= availableParallelism();
-      if (!idle) console.log(`at a load of ${load.toFixed(1)}, the bound is 3×, not 1.1×`);
-      expect(tookMs).toBeLessThanOrEqual((idle ? 1.1 : 3) * leastMs);
-    }, 30_000);
+      expect(tookMs).toBeLessThanOrEqual(1.1 * leastMs);
+    }, 60_000);
   }
 });
 

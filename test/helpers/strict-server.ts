@@ -12,8 +12,9 @@ export interface StrictServerOptions {
   /** Holds each answer this long (or as long as this says, per request), as a distant server would. */
   latencyMs?: number | (() => number);
   /**
-   * Holds every request, uncounted, until `open(atMs)` says when to take them (in the order
-   * they came): a fleet of processes is started and ready before its window begins.
+   * Holds every request, uncounted and unanswered, until `open(atMs)` says when to take them
+   * (in the order they came): a fleet of processes is started and ready before its window
+   * begins.
    */
   held?: boolean;
 }
@@ -34,8 +35,12 @@ export interface StrictServer {
   /** 429s sent, and requests that came while the key was blocked (each bans it). */
   limited(): number;
   sentWhileBlocked(): number;
-  /** Takes the requests held (`held`), and those after them, from `atMs` (this machine's clock). */
-  open(atMs: number): void;
+  /**
+   * Takes the requests held (`held`), and those after them, from `atMs` (this machine's
+   * clock), where a window begins: the server's clock is moved (less than a window, before
+   * any request was answered) so that one does. Returns its skew from then on.
+   */
+  open(atMs: number): number;
   close(): Promise<void>;
 }
 
@@ -46,7 +51,8 @@ export interface StrictServer {
  */
 export async function startStrictServer(options: StrictServerOptions): Promise<StrictServer> {
   const key = options.key ?? 'strict_key_0123456789';
-  const serverNow = () => Date.now() + (options.skewMs ?? 0);
+  let skewMs = options.skewMs ?? 0;
+  const serverNow = () => Date.now() + skewMs;
   const requests: StrictRequest[] = [];
   const created: string[] = [];
   let windowStart = Number.NEGATIVE_INFINITY;
@@ -145,8 +151,11 @@ export async function startStrictServer(options: StrictServerOptions): Promise<S
     limited: () => limited,
     sentWhileBlocked: () => sentWhileBlocked,
     open: (atMs) => {
+      if (requests.length > 0) throw new Error('open: the server has answered already');
+      skewMs += (options.windowMs - ((atMs + skewMs) % options.windowMs)) % options.windowMs;
       openAtMs = atMs;
       for (const take of waiting.splice(0)) setTimeout(take, atMs - Date.now());
+      return skewMs;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -93,4 +93,59 @@ describe('writes of the shared state', () => {
     expect(Object.keys(state.inFlight ?? {})).toEqual([]);
     expect(state.quota?.remaining).toBe(0);
   });
+
+  it('with the changes of several requests sent together (a shared store), claims ahead no more than is left to send, and says no more', async () => {
+    const now = () => 1_700_000_000_000;
+    const requests = 20;
+    let answered = 0;
+    // What the process holds (claims) and says it still needs (its word), past what it has
+    // left to send, at the worst moment.
+    let excess = Number.NEGATIVE_INFINITY;
+    const inner = memoryStore();
+    const queued: Array<() => void> = [];
+    // As redis-store.ts sends them: the changes asked for while none is out go together, on
+    // a later turn, each on the state the ones before it left.
+    const store: StateStore = {
+      read: () => inner.read(),
+      update: (change) =>
+        new Promise((resolve, reject) => {
+          queued.push(() => {
+            inner.update(change).then(resolve, reject);
+            const state = inner.read();
+            const claims = Object.keys(state.inFlight ?? {}).length;
+            const word = Object.values(state.demand ?? {}).reduce((sum, d) => sum + d.count, 0);
+            excess = Math.max(excess, claims + word - (requests - answered));
+          });
+          if (queued.length > 1) return;
+          setImmediate(() => queued.splice(0).forEach((run) => run()));
+        }),
+    };
+    const gate = new RateGate({
+      send: server(300, now),
+      clock: { now, sleep: () => new Promise<void>((resolve) => setImmediate(resolve)) },
+      random: () => 0.5,
+      maxWaitMs: 0,
+      claimMs: 10_000,
+      store,
+    });
+    const request: HttpRequest = { method: 'POST', url: 'http://127.0.0.1/v1/pets', headers: {} };
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next++ < requests) {
+          gate.expect(requests - next);
+          await gate.send(request);
+          answered++;
+        }
+      }),
+    );
+    await gate.finish();
+    // Each of eight requests asking at once took claims ahead for the others, and said the
+    // others' needs again: claims and word were 63 more than the 20 requests had left.
+    expect(excess).toBeLessThanOrEqual(0);
+    const state = store.read();
+    expect(state.demand).toBeUndefined();
+    expect(Object.keys(state.inFlight ?? {})).toEqual([]);
+    expect(state.quota?.remaining).toBe(300 - requests);
+  });
 });
