@@ -11,10 +11,18 @@ export interface Clock {
   monotonic?(): number;
 }
 
+/**
+ * Milliseconds on the process's monotonic clock. process.hrtime, not performance.now: the
+ * `performance` global loads perf_hooks on first use, ~0.7 ms of every run that sends.
+ */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => delay(ms, undefined, { signal }),
-  monotonic: () => performance.now(),
+  monotonic: monotonicMs,
 };
 
 /** A wait as people read it: 2.1 s, 45 s, 12 min, 3.5 h. */

@@ -8,6 +8,7 @@ import {
   utimesSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { monotonicMs } from './clock.js';
 import { pidSpace, processName, provablyGone } from './process-alive.js';
 
 // One lock for every file pets shares between processes: the journal, the config, the rate
@@ -89,7 +90,7 @@ export interface LeaseTiming {
 // A holder renews every second; ten seconds unchanged is a lapse. The margin covers an event
 // loop held up by a long synchronous step (the journal renews while it replays).
 const LEASE: LeaseTiming = {
-  monotonicMs: () => performance.now(),
+  monotonicMs,
   renewMs: 1_000,
   leaseMs: 10_000,
 };
