@@ -129,16 +129,17 @@ export function refuseInertGlobals(program: Command): void {
 export function refuseContradictions(program: Command): void {
   const seen = new Map<Command, Set<string>>();
   const visit = (command: Command) => {
-    for (const option of command.options) {
-      const pair = command.options.find(
-        (other) => other !== option && other.attributeName() === option.attributeName(),
-      );
-      if (!pair || !option.long) continue;
+    // Each option's attribute counted once: every run makes every command, so this is start-up.
+    const names = command.options.map((option) => option.attributeName());
+    const count = new Map<string, number>();
+    for (const name of names) count.set(name, (count.get(name) ?? 0) + 1);
+    command.options.forEach((option, index) => {
+      if (count.get(names[index]!)! < 2 || !option.long) return;
       command.on(`option:${option.name()}`, () => {
         const given = seen.get(command) ?? new Set<string>();
         seen.set(command, given.add(option.long!));
       });
-    }
+    });
     command.commands.forEach(visit);
   };
   visit(program);
