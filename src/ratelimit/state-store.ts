@@ -156,12 +156,13 @@ function entriesOf<T>(
   read: (entry: unknown) => T | undefined,
 ): Record<string, T> | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  let kept: Record<string, T> | undefined;
+  const kept: Array<[string, T]> = [];
   for (const [key, entry] of Object.entries(value)) {
     const readEntry = read(entry);
-    if (readEntry !== undefined) kept = { ...kept, [key]: readEntry };
+    if (readEntry !== undefined) kept.push([key, readEntry]);
   }
-  return kept;
+  // fromEntries, as a literal would, makes every key its own (even __proto__).
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
 }
 
 // A lock is held for one read and one write: a process that holds it longer than this is stuck.
@@ -176,6 +177,11 @@ export function fileStore(configDir: string, name: string): StateStore {
   const dir = join(configDir, 'state');
   const path = join(dir, `ratelimit-${name}.json`);
   let text = '';
+  // The state last decoded, and its text. A request reads the file several times (the
+  // optimistic look, again under the lock, a reserved claim's check) and mostly finds it
+  // unchanged: decoding it once is enough, since no one changes a state in place (policy.ts
+  // returns new ones; memoryStore shares one object the same way).
+  let decoded = { text: '', state: EMPTY_STATE };
 
   function load(): GateState {
     try {
@@ -184,7 +190,8 @@ export function fileStore(configDir: string, name: string): StateStore {
       text = '';
       return EMPTY_STATE;
     }
-    return decodeState(text);
+    if (text !== decoded.text) decoded = { text, state: decodeState(text) };
+    return decoded.state;
   }
 
   let lock: FileLock | undefined;

@@ -132,4 +132,20 @@ describe('the state file, read back', () => {
     expect(state.spread).toEqual({ resetAtMs, fromMs: resetAtMs - 5_000, remaining: 38 });
     expect(state.shortSeenAtMs).toBe(resetAtMs - 4_000);
   });
+
+  it('decodes an unchanged file once, and a file another process changed again', async () => {
+    const dir = tempConfigDir();
+    const mine = fileStore(dir, 'seen');
+    const other = fileStore(dir, 'seen');
+    const quota = (remaining: number) => ({
+      state: { quota: { limit: 10, remaining, resetAtMs: 1_000 } },
+      result: undefined,
+    });
+    await other.update(() => quota(9));
+    const first = mine.read();
+    expect(mine.read()).toBe(first);
+    await other.update(() => quota(8));
+    expect(mine.read().quota?.remaining).toBe(8);
+    expect(first.quota?.remaining).toBe(9);
+  });
 });
