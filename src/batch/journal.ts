@@ -150,10 +150,7 @@ function refuseHardLink(path: string, links: number): void {
  * is not the start of an intent.
  */
 function tornIntent(line: string): { name: string } | { prefix: string } | undefined {
-  if (line.length < TORN_INTENT_START.length) {
-    return TORN_INTENT_START.startsWith(line) ? { prefix: '' } : undefined;
-  }
-  if (!line.startsWith(TORN_INTENT_START)) return undefined;
+  if (!startsAs(line, TORN_INTENT_START)) return undefined;
   const rest = line.slice(TORN_INTENT_START.length);
   const quote = rest.indexOf('"');
   return quote === -1 ? { prefix: rest } : { name: rest.slice(0, quote) };
@@ -227,7 +224,7 @@ function replay(fd: number, path: string, target: JournalTarget): Replayed {
   };
   const { size, torn } = forEachEntry(fd, read);
   // An empty file, or a header a crash cut short: it says nothing of a record.
-  const started = !(size === 0 || (size === torn && isTornHeader(readHead(fd, size))));
+  const started = !(size === 0 || (size === torn && startsAs(readHead(fd, size), HEADER_START)));
   if (started) checkTarget(path, header, target);
   return { size, torn, started, records, tornPrefixes };
 }
@@ -244,11 +241,9 @@ function parseHeader(line: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Whether `text`, a whole file with no newline, is the start of a header that a crash cut. */
-function isTornHeader(text: string): boolean {
-  return text.length < HEADER_START.length
-    ? HEADER_START.startsWith(text)
-    : text.startsWith(HEADER_START);
+/** Whether `text` is `start` cut short, or starts with all of it: what a tear may leave of it. */
+function startsAs(text: string, start: string): boolean {
+  return text.length < start.length ? start.startsWith(text) : text.startsWith(start);
 }
 
 function readHead(fd: number, size: number): string {

@@ -138,32 +138,28 @@ const currentReset = (atMs: number, serverNowMs: number) =>
  * milliseconds from now when as seconds it would be more than a day. No reading fits garbage,
  * nor a time far from the server's now: undefined.
  */
-export function readReset(text: string | undefined, serverNowMs: number): number | undefined {
+function readReset(text: string | undefined, serverNowMs: number): Parsed {
   const value = resetNumber(text);
-  if (value === undefined) return undefined;
-  if (near(value * 1000, serverNowMs)) return Math.ceil(value * 1000);
-  if (near(value, serverNowMs)) return Math.ceil(value);
+  if (value === undefined) return {};
+  if (near(value * 1000, serverNowMs)) return { resetAtMs: Math.ceil(value * 1000) };
+  if (near(value, serverNowMs)) return { resetAtMs: Math.ceil(value) };
   // 0 from now would say a used-up window is open already: more likely an epoch misread.
-  if (value === 0) return undefined;
-  if (value * 1000 <= MAX_RESET_DISTANCE_MS) return serverNowMs + Math.ceil(value * 1000);
-  if (value <= MAX_RESET_DISTANCE_MS) return serverNowMs + Math.ceil(value);
-  return undefined;
+  if (value === 0) return {};
+  // From now: in seconds, else in milliseconds, whichever is within a day.
+  const fromNowMs = [value * 1000, value].find((ms) => ms <= MAX_RESET_DISTANCE_MS);
+  return fromNowMs === undefined
+    ? {}
+    : { resetAtMs: serverNowMs + Math.ceil(fromNowMs), fromNow: true };
 }
 
 /** X-RateLimit-*: Reset in whichever form its magnitude tells. */
 function contractFields(headers: Headers, serverNowMs: number): Parsed | undefined {
   const remaining = wholeNumber(first(headers, RATE_LIMIT_HEADERS.remaining));
   if (remaining === undefined) return undefined;
-  const reset = first(headers, RATE_LIMIT_HEADERS.reset);
-  const resetAtMs = readReset(reset, serverNowMs);
-  const value = resetNumber(reset);
-  const absolute =
-    value !== undefined && (near(value * 1000, serverNowMs) || near(value, serverNowMs));
   return {
     limit: wholeNumber(first(headers, RATE_LIMIT_HEADERS.limit)),
     remaining,
-    resetAtMs,
-    fromNow: resetAtMs !== undefined && !absolute,
+    ...readReset(first(headers, RATE_LIMIT_HEADERS.reset), serverNowMs),
   };
 }
 
