@@ -233,7 +233,7 @@ class Lock implements FileLock {
     if (this.timing.monotonicMs() - this.lease.renewedMs >= this.timing.renewMs) {
       renew(this.entryPath, this.lease);
     }
-    startRenewing(this.timing.renewMs);
+    renewer ??= setInterval(renewLeases, this.timing.renewMs).unref();
     return () => {
       if (!this.holding) return;
       this.holding = false;
@@ -338,10 +338,6 @@ function renew(entry: string, lease: Lease): void {
   } catch {
     // Released meanwhile, or its folder removed: the holder finds out as it releases.
   }
-}
-
-function startRenewing(everyMs: number): void {
-  renewer ??= setInterval(renewLeases, everyMs).unref();
 }
 
 // The folders of this process's locks, removed as it exits.

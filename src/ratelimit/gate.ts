@@ -383,7 +383,7 @@ export class RateGate {
     if (retryDecision(request.method, outcome) !== 'retry' || networkFailures >= attempts)
       throw giveUp;
     const backoff = retryBackoffMs(networkFailures, this.options.random);
-    if (!this.fitsWaitBudget(backoff)) throw giveUp;
+    if (this.refusal(backoff)) throw giveUp;
     const reason = error.code.replace(/_/g, ' ');
     const notice = { reason, attempt: tries.attempt + 1, maxAttempts: attempts };
     await this.retryPause(backoff, notice, request);
@@ -411,7 +411,7 @@ export class RateGate {
     }
     if (decision === 'final' || attempt >= MAX_ATTEMPTS) return 'final';
     const backoff = retryBackoffMs(attempt, this.options.random);
-    if (!this.fitsWaitBudget(backoff)) return 'final';
+    if (this.refusal(backoff)) return 'final';
     const reason = `retry after ${response.status}`;
     const notice = { reason, attempt: attempt + 1, maxAttempts: MAX_ATTEMPTS };
     await this.retryPause(backoff, notice, request);
@@ -566,7 +566,6 @@ export class RateGate {
    * (read without the lock): a cooldown or a short process learnt meanwhile returns them all.
    */
   private async takeReserved(): Promise<string | undefined> {
-    if (this.reserved.length === 0) return undefined;
     const state = this.safeRead();
     if (ampleBudget(state, this.time.now(state))) return this.reserved.shift();
     await this.releaseReserved();
@@ -723,10 +722,6 @@ export class RateGate {
     // Concurrent waits count once: only what this one adds past those already counted.
     const added = Math.max(0, now + ms - Math.max(now, this.waitedUntilMs));
     return refuseWait(this.limits, { waitMs: ms, totalMs: this.waitedMs + added, banned });
-  }
-
-  private fitsWaitBudget(ms: number): boolean {
-    return this.refusal(ms) === undefined;
   }
 
   /**
@@ -901,9 +896,7 @@ export class RateGate {
   /** The error that stops this process's every request from now on (exit 6). */
   private loseStore(error: unknown): NetworkError {
     if (!this.storeLost) {
-      const reason = this.options.redact
-        ? this.options.redact((error as Error).message)
-        : (error as Error).message;
+      const reason = this.options.redact?.((error as Error).message) ?? (error as Error).message;
       this.trace(`the rate store ${this.store.shared} is lost: ${reason}`);
       const shared = this.store.shared;
       this.storeLostText = (sentWords) =>
