@@ -1,9 +1,9 @@
-import { hash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFolder } from '../config/owned-files.js';
 import { SharedStateError } from '../core/errors.js';
 import { fileLock } from '../core/file-lock.js';
+import { stateName } from '../ratelimit/state-store.js';
 
 // The journals of each target, kept in the state folder, so that a run whose journal is new can
 // find the journals that already hold its records: a renamed, copied or moved input, or the
@@ -62,7 +62,7 @@ export function journalRegistry(
   target: { origin: string; key: string },
 ): JournalRegistry {
   const folder = join(stateFolder, 'journals');
-  const file = join(folder, hash('sha256', `${target.origin}\n${target.key}`, 'hex').slice(0, 16));
+  const file = join(folder, stateName(target.origin, target.key));
   const read = (): RegistryEntry[] => {
     let text: string;
     try {

@@ -124,23 +124,18 @@ export async function surveyRecords(
       }
       continue;
     }
-    switch (planRecord(journal.previous(nameOf(record.pet)), retryUnknown)) {
-      case 'send':
-        survey.toSend++;
-        break;
-      case 'skip-created':
-        survey.created++;
-        break;
-      case 'hold-unknown':
-        survey.unknown++;
-        break;
-      case 'repeat-failure':
-        survey.failedBefore++;
-        break;
-    }
+    survey[COUNTED_AS[planRecord(journal.previous(nameOf(record.pet)), retryUnknown)]]++;
   }
   return survey;
 }
+
+/** The count of a survey each plan of a record adds to. */
+const COUNTED_AS = {
+  send: 'toSend',
+  'skip-created': 'created',
+  'hold-unknown': 'unknown',
+  'repeat-failure': 'failedBefore',
+} as const satisfies Record<RecordPlan, keyof RecordSurvey>;
 
 /** A window of the key's quota, as the server last stated it. */
 export interface QuotaWindow {
