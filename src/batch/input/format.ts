@@ -5,7 +5,6 @@ import { bytesWithoutBom } from './bytes.js';
 export type InputFormat = 'ndjson' | 'json' | 'csv';
 
 export const INPUT_FORMATS: readonly InputFormat[] = ['ndjson', 'json', 'csv'];
-const FORMATS = INPUT_FORMATS;
 
 /** Where a batch's format came from: --format, the file's extension, or its first bytes. */
 export type FormatSource = 'flag' | 'extension' | 'content';
@@ -20,7 +19,7 @@ const FORMAT_BY_EXTENSION: Readonly<Record<string, InputFormat>> = {
 const STDIN = '-';
 
 function isInputFormat(value: string): value is InputFormat {
-  return (FORMATS as readonly string[]).includes(value);
+  return (INPUT_FORMATS as readonly string[]).includes(value);
 }
 
 /**
@@ -31,7 +30,7 @@ export function chooseFormat(path: string, explicit: string | undefined): InputF
   if (explicit !== undefined) {
     const format = explicit.trim().toLowerCase();
     if (isInputFormat(format)) return format;
-    throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
+    throw new UsageError(`--format must be one of ${INPUT_FORMATS.join(', ')}`);
   }
   if (path === STDIN) return undefined;
   return FORMAT_BY_EXTENSION[extname(path).toLowerCase()];

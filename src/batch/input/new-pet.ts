@@ -55,7 +55,7 @@ function checkStatus(value: unknown, source: Source): Checked<PetStatus | undefi
 }
 
 /** Checks one record's fields into a NewPet, or a problem string. CSV values arrive as strings. */
-export function toNewPet(fields: Record<string, unknown>, source: 'json' | 'csv'): NewPet | string {
+export function toNewPet(fields: Record<string, unknown>, source: Source): NewPet | string {
   const name = checkName(field(fields, 'name'));
   const categoryId = checkCategoryId(field(fields, 'categoryId'), source);
   const status = checkStatus(field(fields, 'status'), source);
