@@ -187,12 +187,10 @@ export class RateGate {
    * and not yet sent stays, whereas a used-up quota's stop leaves those within the budget.
    */
   private stopIsBlock = false;
-  /** The stop's message, for the count of requests sent: it changes if one let go never leaves. */
-  private stopText?: (sentWords: string) => string;
   /** The shared store was lost: nothing more is sent, since nothing else coordinates machines. */
   private storeLost?: NetworkError;
-  /** Its message, for the count of requests sent, as for a stop's. */
-  private storeLostText?: (sentWords: string) => string;
+  /** A stop's and a lost store's messages, told again if one counted as sent never leaves. */
+  private readonly sentTexts: Array<[PetsError, (sentWords: string) => string]> = [];
   private saidCrowded = false;
   private readonly limits: WaitLimits;
   private waitedUntilMs = Number.NEGATIVE_INFINITY;
@@ -899,12 +897,13 @@ export class RateGate {
       const reason = this.options.redact?.((error as Error).message) ?? (error as Error).message;
       this.trace(`the rate store ${this.store.shared} is lost: ${reason}`);
       const shared = this.store.shared;
-      this.storeLostText = (sentWords) =>
+      const text = (sentWords: string) =>
         `lost the rate store ${shared} (${reason}); without it, machines sharing this key cannot keep to its limits, so ${sentWords} and nothing more is sent`;
-      this.storeLost = new NetworkError('rate_store_lost', this.storeLostText(this.sentWords()), {
+      this.storeLost = new NetworkError('rate_store_lost', text(this.sentWords()), {
         requestMayHaveArrived: false,
         hint: 'Once the store is reachable again, run the same command: a batch resumes where it stopped.',
       });
+      this.sentTexts.push([this.storeLost, text]);
     }
     return this.storeLost;
   }
@@ -920,10 +919,7 @@ export class RateGate {
   /** A request counted as sent never left: the count, and a stop's message, say so. */
   private unsend(): void {
     this.sent--;
-    if (this.stoppedBy && this.stopText) this.stoppedBy.message = this.stopText(this.sentWords());
-    if (this.storeLost && this.storeLostText) {
-      this.storeLost.message = this.storeLostText(this.sentWords());
-    }
+    for (const [error, text] of this.sentTexts) error.message = text(this.sentWords());
   }
 
   /** `error` stops this process's every request from now on: one stop for the whole run. */
@@ -934,7 +930,7 @@ export class RateGate {
   ): E {
     if (!this.stoppedBy) {
       this.stoppedBy = error;
-      this.stopText = text;
+      if (text) this.sentTexts.push([error, text]);
       this.stopIsBlock = block;
     }
     return error;
