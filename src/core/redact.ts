@@ -19,10 +19,6 @@ export class Secrets implements Iterable<string> {
     return this;
   }
 
-  get size(): number {
-    return this.values.size;
-  }
-
   [Symbol.iterator](): Iterator<string> {
     return this.values[Symbol.iterator]();
   }
