@@ -63,17 +63,6 @@ export class LineSplitter {
   }
 }
 
-/** Lines of `input` that are not blank: a file's records, for a progress bar's total. */
-export async function countLines(input: AsyncIterable<Uint8Array>): Promise<number> {
-  const splitter = new LineSplitter();
-  let count = 0;
-  const counts = (line: Line) => !('text' in line) || line.text.trim() !== '';
-  for await (const chunk of input)
-    for (const line of splitter.push(chunk)) if (counts(line)) count++;
-  for (const line of splitter.end()) if (counts(line)) count++;
-  return count;
-}
-
 /** One line at a time from a stream, as LineSplitter cuts it. */
 export async function* streamLines(input: AsyncIterable<Uint8Array | string>): AsyncIterable<Line> {
   const splitter = new LineSplitter();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countLines, streamLines } from '../../../src/batch/input/lines.js';
+import { streamLines } from '../../../src/batch/input/lines.js';
 
 async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
   for (const part of parts) yield Buffer.from(part);
@@ -10,21 +10,6 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   for await (const item of items) all.push(item);
   return all;
 }
-
-describe('countLines', () => {
-  it('counts the lines that are not blank, across chunks, the last one without a newline', async () => {
-    expect(await countLines(chunks('{"a":1}\n\n \t\r\n{"b"', ':2}\n{"c":3}'))).toBe(3);
-  });
-
-  it('counts a line that is not UTF-8 or too long: the reader reports it as a record', async () => {
-    const bad = Buffer.from([0xff, 0x0a]);
-    async function* input() {
-      yield bad;
-      yield Buffer.alloc(1024 * 1024 + 1, 0x61);
-    }
-    expect(await countLines(input())).toBe(2);
-  });
-});
 
 describe('streamLines', () => {
   it('gives each line with its number, whole across chunks, from bytes or strings', async () => {
