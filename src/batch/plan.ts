@@ -214,13 +214,12 @@ export function quotaOutlook(
       ? { blockedUntilMs: cooldownUntilMs, banned: cooldownCode === 'key_banned' }
       : {};
   if (quota) {
-    if (known.windowMs !== undefined) {
-      return { kind: 'window', window: { ...quota, lengthMs: known.windowMs }, asked, ...blocked };
-    }
-    const lengthMs = inferWindowMs(quota.resetAtMs, nowMs);
-    const window: QuotaWindow = USUAL_WINDOWS.includes(lengthMs)
-      ? { ...quota, lengthMs }
-      : { ...quota, lengthMs, lengthIsLowerBound: true };
+    // A length seen between two windows is exact; one inferred, only when it is a usual one.
+    const lengthMs = known.windowMs ?? inferWindowMs(quota.resetAtMs, nowMs);
+    const window: QuotaWindow =
+      known.windowMs !== undefined || USUAL_WINDOWS.includes(lengthMs)
+        ? { ...quota, lengthMs }
+        : { ...quota, lengthMs, lengthIsLowerBound: true };
     return { kind: 'window', window, asked, ...blocked };
   }
   const ended = state?.quota;

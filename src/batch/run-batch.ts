@@ -142,11 +142,7 @@ class InOrder<I, R> {
   /** Emits the results done from the next to emit up to the first not done. */
   emitReady(): void {
     const { finished, window } = this;
-    for (
-      let done = finished[this.nextToEmit % window];
-      done;
-      done = finished[this.nextToEmit % window]
-    ) {
+    for (let done; (done = finished[this.nextToEmit % window]);) {
       finished[this.nextToEmit++ % window] = undefined;
       if (done.result !== undefined) this.emit(done.item, done.result);
     }
