@@ -30,20 +30,12 @@ export const UNATTENDED_WAIT_MS = 65 * 60_000;
  * each wait up to UNATTENDED_WAIT_MS, and never out a ban.
  */
 export function waitLimits(run: { batch: boolean; maxWaitSeconds?: number }): WaitLimits {
-  if (run.maxWaitSeconds !== undefined) {
-    return {
-      maxWaitMs: run.maxWaitSeconds * 1000,
-      eachWaitMs: Number.POSITIVE_INFINITY,
-      stopOnBan: false,
-    };
-  }
+  const totalOnly = { eachWaitMs: Number.POSITIVE_INFINITY, stopOnBan: false };
+  if (run.maxWaitSeconds !== undefined)
+    return { maxWaitMs: run.maxWaitSeconds * 1000, ...totalOnly };
   return run.batch
-    ? {
-        maxWaitMs: Number.POSITIVE_INFINITY,
-        eachWaitMs: UNATTENDED_WAIT_MS,
-        stopOnBan: true,
-      }
-    : { maxWaitMs: SHORT_MAX_WAIT_MS, eachWaitMs: Number.POSITIVE_INFINITY, stopOnBan: false };
+    ? { maxWaitMs: Number.POSITIVE_INFINITY, eachWaitMs: UNATTENDED_WAIT_MS, stopOnBan: true }
+    : { maxWaitMs: SHORT_MAX_WAIT_MS, ...totalOnly };
 }
 
 /** Why a command does not take a wait: its total, one wait's bound, or a ban. */
