@@ -300,8 +300,7 @@ export function readJournal(
   target: JournalTarget,
   place: JournalPlace = {},
 ): Pick<Journal, 'records' | 'previous'> {
-  if (!existsSync(path))
-    return view({ size: 0, torn: 0, started: false, records: new RecordIndex(), tornPrefixes: [] });
+  if (!existsSync(path)) return { records: 0, previous: () => undefined };
   const fd = openFile(path, false, place.input);
   try {
     return view(replay(fd, path, target));
