@@ -195,15 +195,6 @@ export function fileStore(configDir: string, name: string): StateStore {
   }
 
   let lock: FileLock | undefined;
-  /** Takes the key's lock (core/file-lock.ts: a dead holder is broken, the wait bounded). */
-  function acquire(): () => void {
-    if (!lock) {
-      createFolder(dir);
-      lock = fileLock(path);
-    }
-    return lock.takeSync(LOCK_WAIT_MS);
-  }
-
   return {
     async update(change) {
       // Optimistic first: a change that leaves the state as it is (a send with no limit to
@@ -212,7 +203,12 @@ export function fileStore(configDir: string, name: string): StateStore {
       const seenText = text;
       const quick = change(seen);
       if (encodeState(quick.state) === (seenText || encodeState(EMPTY_STATE))) return quick.result;
-      const release = acquire();
+      if (!lock) {
+        createFolder(dir);
+        lock = fileLock(path);
+      }
+      // The key's lock (core/file-lock.ts): a dead holder is broken, the wait bounded.
+      const release = lock.takeSync(LOCK_WAIT_MS);
       try {
         const { state, result } = change(load());
         const next = encodeState(state);
