@@ -83,7 +83,7 @@ async function connect(address: RateStoreAddress, redact: (text: string) => stri
   const failure = (error: unknown) => {
     const cause = lastError ?? (error as Error);
     lastError = undefined;
-    const said = cause.message.split('\n')[0] ?? '';
+    const said = withoutPassword(cause.message.split('\n')[0] ?? '', address.password);
     // ioredis's words for a connection that has ended, whatever ended it.
     const closed = /^(Stream isn't writeable|Connection is closed)/.test(said);
     return redact(closed ? 'the connection was closed' : said);
@@ -91,9 +91,23 @@ async function connect(address: RateStoreAddress, redact: (text: string) => stri
   return { client, failure };
 }
 
+/**
+ * What the store said, with every occurrence of its password taken out however short: a store
+ * echoes what it was sent ("ERR unknown command 'auth', with args beginning with: '<password>'",
+ * its line breaks as spaces), and `redact` looks for a secret under 8 characters only in URLs,
+ * since elsewhere such text occurs by chance. Here it cannot: this is the store's own reply.
+ * Every error of the store reaches pets's messages through `failure`, and so through here.
+ */
+function withoutPassword(said: string, password: string | undefined): string {
+  if (!password) return said;
+  const echoes = new Set([password, password.replace(/[\r\n]/g, ' ')]);
+  return [...echoes].reduce((text, echo) => text.split(echo).join('***'), said);
+}
+
 /** The store could not be opened: it refused pets, or could not be reached. */
 function cannotOpen(address: RateStoreAddress, reason: string): NetworkError {
-  const refused = /^(WRONGPASS|NOAUTH|NOPERM)/.test(reason);
+  // A store that knows no AUTH (renamed away) was reached, and refused the password.
+  const refused = /^(WRONGPASS|NOAUTH|NOPERM|ERR unknown command 'auth')/i.test(reason);
   return new NetworkError(
     refused ? 'rate_store_refused' : 'rate_store_unreachable',
     refused

@@ -15,7 +15,7 @@ import { strictServer, type StrictServer } from '../helpers/strict-server.js';
 // config and state folders, one real redis-server between them, one strict server that bans
 // a key sending into a block. Counted from the server's own records.
 
-async function redis(options: { password?: string } = {}): Promise<RedisServer> {
+async function redis(options: { password?: string; args?: string[] } = {}): Promise<RedisServer> {
   const server = await startRedis(options);
   onTestFinished(() => server.close());
   return server;
@@ -85,6 +85,28 @@ describe.skipIf(redisMissing)('a rate store that fails as a command starts', () 
     }
     expect(server.requests).toHaveLength(0);
   });
+});
+
+describe.skipIf(redisMissing)('a store that echoes a short password', () => {
+  // A store without AUTH (renamed away) answers pets's AUTH with "ERR unknown command 'auth',
+  // with args beginning with: '<password>'". A password under 8 characters is redacted in
+  // general output only inside URLs; the store's words have it taken out whatever its length.
+  for (const password of ['ab', 'short7x']) {
+    it(`takes out "${password}" from every output: text, --json, --debug`, async () => {
+      const server = await strictServer({ limit: 10, windowMs: 10_000 });
+      const args = ['--rename-command', 'AUTH', '', '--rename-command', 'HELLO', ''];
+      const store = await redis({ password, args });
+      const env = apiEnv(server, { PETS_RATE_STORE: store.url(password) });
+      for (const run of [['list'], ['list', '--json'], ['list', '--debug'], ['quota', '--json']]) {
+        const { code, stdout, stderr } = await runBinary(run, env);
+        expect(code).toBe(6);
+        expect(stdout + stderr).toContain(`with args beginning with: '***'`);
+        expect(stdout + stderr).toContain(`the rate store redis://127.0.0.1:${store.port} refused`);
+        expect((stdout + stderr).split(password)).toHaveLength(1);
+      }
+      expect(server.requests).toHaveLength(0);
+    });
+  }
 });
 
 describe.skipIf(redisMissing)('machines on one key, sharing a rate store', () => {

@@ -66,8 +66,13 @@ function connectedClients(port: number, password?: string): Promise<number> {
   });
 }
 
-/** Starts redis-server; `password` makes it refuse clients without it. */
-export async function startRedis(options: { password?: string } = {}): Promise<RedisServer> {
+/**
+ * Starts redis-server; `password` makes it refuse clients without it; `args` are more of its
+ * options (`--rename-command AUTH ''`).
+ */
+export async function startRedis(
+  options: { password?: string; args?: string[] } = {},
+): Promise<RedisServer> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
@@ -82,6 +87,7 @@ export async function startRedis(options: { password?: string } = {}): Promise<R
       'no',
     ];
     if (options.password) args.push('--requirepass', options.password);
+    args.push(...(options.args ?? []));
     child = spawn('redis-server', args, { stdio: 'ignore' });
     for (let tries = 0; tries < 200; tries++) {
       if (await answers(port)) return;
