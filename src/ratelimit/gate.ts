@@ -901,7 +901,10 @@ export class RateGate {
         `lost the rate store ${shared} (${reason}); without it, machines sharing this key cannot keep to its limits, so ${sentWords} and nothing more is sent`;
       this.storeLost = new NetworkError('rate_store_lost', text(this.sentWords()), {
         requestMayHaveArrived: false,
-        hint: 'Once the store is reachable again, run the same command: a batch resumes where it stopped.',
+        // A store that forgot the key's state says what keeps it (redis-store.ts's StateForgotten).
+        hint:
+          (error as { hint?: string }).hint ??
+          'Once the store is reachable again, run the same command: a batch resumes where it stopped.',
       });
       this.sentTexts.push([this.storeLost, text]);
     }

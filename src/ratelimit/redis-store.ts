@@ -11,12 +11,13 @@ import type { GateState } from './policy.js';
 
 /**
  * Sets the key to ARGV[2] if it still holds ARGV[1] ('' for none), and answers nil; else
- * answers what it holds. The state lives two days past its last change: longer than a daily
- * quota's window, and a store shared by many keys does not keep those no one uses.
+ * answers what it holds and its time to live (PTTL). The state lives two days past its last
+ * change: longer than a daily quota's window, and a store shared by many keys does not keep
+ * those no one uses.
  */
 const COMPARE_AND_SET = `
 local current = redis.call('GET', KEYS[1]) or ''
-if current ~= ARGV[1] then return current end
+if current ~= ARGV[1] then return {current, redis.call('PTTL', KEYS[1])} end
 if ARGV[2] ~= ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
 return false
 `;
@@ -28,9 +29,25 @@ export const STORE_TIMEOUT_MS = 2_000;
 /** Changes that lost to another process this many times in a row mean a store in trouble. */
 const MAX_CONFLICTS = 100;
 
+/**
+ * How far this machine's clock may run ahead of the store's over a state's life (two days):
+ * a key gone this close to when it could have expired is taken as expired.
+ */
+const DRIFT_MS = 60_000;
+
 type CasClient = Redis & {
-  compareAndSet(key: string, seen: string, next: string, keepMs: number): Promise<string | null>;
+  compareAndSet(
+    key: string,
+    seen: string,
+    next: string,
+    keepMs: number,
+  ): Promise<[string, number] | null>;
 };
+
+/** What the store's state path reads time from: a monotonic clock (tests inject one). */
+export interface RedisStoreOptions {
+  now?: () => number;
+}
 
 /** Where the state of the key named `name` (state-store.ts's stateName) lives in Redis. */
 export function redisKey(name: string): string {
@@ -46,18 +63,60 @@ export async function openRedisStore(
   address: RateStoreAddress,
   name: string,
   redact: (text: string) => string,
+  options: RedisStoreOptions = {},
 ): Promise<StateStore> {
   const connection = await connect(address, redact);
   const key = redisKey(name);
-  let text: string;
+  const now = options.now ?? (() => performance.now());
+  let seen: Seen;
   try {
     await connection.client.connect();
-    text = (await connection.client.get(key)) ?? '';
+    seen = await readState(connection.client, key, now);
   } catch (error) {
     connection.client.disconnect();
     throw cannotOpen(address, connection.failure(error));
   }
-  return new RedisStore(connection, key, address.shown, text);
+  return new RedisStore(connection, key, address.shown, seen, now);
+}
+
+/** The key's state as read, and the moment (on `now`) before which it cannot have expired. */
+interface Seen {
+  text: string;
+  keptUntil: number;
+}
+
+/** Reads the key's state and its time to live in one step. */
+async function readState(client: Redis, key: string, now: () => number): Promise<Seen> {
+  const asked = now();
+  const answers = await client.multi().get(key).pttl(key).exec();
+  const [[getError, text], [ttlError, ttl]] = answers as [
+    [Error | null, string | null],
+    [Error | null, number],
+  ];
+  if (getError ?? ttlError) throw getError ?? ttlError;
+  return { text: text ?? '', keptUntil: keptUntil(asked, ttl) };
+}
+
+/** When a state seen at `asked` with `ttl` ms to live (PTTL: -1 none, -2 gone) can expire at the earliest. */
+function keptUntil(asked: number, ttl: number): number {
+  if (ttl === -1) return Infinity;
+  return ttl < 0 ? -Infinity : asked + ttl;
+}
+
+/**
+ * The store no longer holds a state this process read or wrote, before that state could have
+ * expired: deleted, flushed, or evicted. The machines' shared count is gone with it, so going
+ * on from an empty state would send into a window the others already used (exit 6, gate.ts).
+ */
+export class StateForgotten extends Error {
+  readonly hint =
+    'Keep the store from evicting keys (maxmemory-policy noeviction) and from FLUSHALL/FLUSHDB, then run the same command: a batch resumes where it stopped.';
+
+  constructor() {
+    super(
+      "the store no longer holds this key's state: deleted, flushed, or evicted by a maxmemory policy",
+    );
+  }
 }
 
 type Connection = Awaited<ReturnType<typeof connect>>;
@@ -139,14 +198,21 @@ class RedisStore implements StateStore {
   private pending: Pending[] = [];
   private running: Promise<void> | undefined;
 
+  /** The state as the store holds it, encoded: what a write expects to replace. */
+  private text: string;
+  /** Before this moment (on `now`) the state this process knows cannot have expired. */
+  private keptUntil: number;
+
   constructor(
     private readonly connection: Connection,
     readonly place: string,
     readonly shared: string,
-    /** The state as the store holds it, encoded: what a write expects to replace. */
-    private text: string,
+    seen: Seen,
+    private readonly now: () => number,
   ) {
-    this.state = decodeState(text);
+    this.text = seen.text;
+    this.keptUntil = seen.text === '' ? -Infinity : seen.keptUntil;
+    this.state = decodeState(seen.text);
   }
 
   update<T>(step: (state: GateState) => { state: GateState; result: T }): Promise<T> {
@@ -185,8 +251,10 @@ class RedisStore implements StateStore {
       const written = encodeState(next);
       // Changes that leave the state the store just sent as it is (waits) are done: that
       // state is as fresh as a read.
+      const asked = this.now();
       const newer = conflicts === 0 || written !== this.text ? await this.swap(written) : null;
       if (newer === null) {
+        if (written !== this.text) this.keptUntil = asked + KEEP_MS;
         this.text = written;
         this.state = next;
         batch.forEach(({ resolve, reject }, i) => {
@@ -196,16 +264,30 @@ class RedisStore implements StateStore {
         });
         return;
       }
-      this.text = newer;
-      this.state = decodeState(newer);
+      this.learn(newer, asked);
       if (conflicts >= MAX_CONFLICTS) {
         throw new Error(`${MAX_CONFLICTS} writes in a row met a newer state`);
       }
     }
   }
 
-  /** Writes `written` if the store still holds what this process saw; else the newer state. */
-  private async swap(written: string): Promise<string | null> {
+  /**
+   * Takes the state the store answered with, asked at `asked`. A state this process knew that
+   * is gone before it could have expired was forgotten by the store: that stops the batch,
+   * rather than going on from an empty state. A first open finding none is normal, as is a
+   * state gone past its life (no one changed it for two days).
+   */
+  private learn([text, ttl]: [string, number], asked: number): void {
+    if (text === '' && this.text !== '' && this.now() < this.keptUntil - DRIFT_MS) {
+      throw new StateForgotten();
+    }
+    this.text = text;
+    this.state = decodeState(text);
+    this.keptUntil = text === '' ? -Infinity : Math.max(this.keptUntil, keptUntil(asked, ttl));
+  }
+
+  /** Writes `written` if the store still holds what this process saw; else the newer state and its PTTL. */
+  private async swap(written: string): Promise<[string, number] | null> {
     const { client, failure } = this.connection;
     try {
       return await client.compareAndSet(this.place, this.text, written, KEEP_MS);

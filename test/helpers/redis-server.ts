@@ -18,6 +18,8 @@ export interface RedisServer {
   url(password?: string): string;
   /** Clients connected now. */
   clients(): Promise<number>;
+  /** Runs one inline command (e.g. FLUSHALL) on a connection of its own; its first reply line. */
+  command(line: string): Promise<string>;
   /** Stops it (SIGKILL: a store lost, not shut down). */
   kill(): Promise<void>;
   /** Starts it again on the same port, empty: persistence is off. */
@@ -66,6 +68,25 @@ function connectedClients(port: number, password?: string): Promise<number> {
   });
 }
 
+function inline(port: number, line: string, password?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      const lines = text.split('\r\n');
+      const wanted = password ? 2 : 1;
+      if (lines.length > wanted) {
+        socket.destroy();
+        resolve(lines[wanted - 1]!);
+      }
+    });
+    socket.on('error', reject);
+    socket.write(`${password ? `AUTH ${password}\r\n` : ''}${line}\r\n`);
+  });
+}
+
 /**
  * Starts redis-server; `password` makes it refuse clients without it; `args` are more of its
  * options (`--rename-command AUTH ''`).
@@ -108,6 +129,7 @@ export async function startRedis(
   return {
     port,
     clients: () => connectedClients(port, options.password),
+    command: (line) => inline(port, line, options.password),
     url: (password) =>
       `redis://${password ? `:${encodeURIComponent(password)}@` : ''}127.0.0.1:${port}`,
     kill,

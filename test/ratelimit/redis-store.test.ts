@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkRateStore } from '../../src/config/rate-store.js';
-import { decideSend } from '../../src/ratelimit/policy.js';
-import { openRedisStore, redisKey } from '../../src/ratelimit/redis-store.js';
+import { decideSend, type GateState } from '../../src/ratelimit/policy.js';
+import { openRedisStore, redisKey, StateForgotten } from '../../src/ratelimit/redis-store.js';
 import { redisMissing, startRedis, type RedisServer } from '../helpers/redis-server.js';
 
 // The rate store that machines share, against a real redis-server: changes from separate
@@ -80,6 +80,88 @@ describe.skipIf(redisMissing)('the rate state in Redis', () => {
       store.update((state) => ({ state: { ...state, consecutive429s: 1 }, result: undefined })),
     ).rejects.toThrow(/^(the connection was closed|.*ECONNRESET)/);
     await store.close?.();
+  });
+});
+
+describe.skipIf(redisMissing)('a store that forgets the key while the connection stays up', () => {
+  const DAY_MS = 24 * 3600_000;
+  // Any change that writes: a field the state keeps, counted up.
+  const bump = (state: GateState) => ({
+    state: { ...state, crowdedUntilMs: (state.crowdedUntilMs ?? 0) + 1 },
+    result: undefined,
+  });
+
+  async function opened(now?: () => number) {
+    const server = await redis();
+    const address = checkRateStore(server.url(), 'the test', 'environment');
+    const open = () => openRedisStore(address, 'forgot', (text) => text, now ? { now } : {});
+    return { server, open };
+  }
+
+  it('a fresh key at the first open is normal: the first change creates it', async () => {
+    const { server, open } = await opened();
+    const store = await open();
+    await store.update(bump);
+    await store.close?.();
+    expect(await server.command(`EXISTS ${redisKey('forgot')}`)).toBe(':1');
+  });
+
+  it.each(['FLUSHALL', 'FLUSHDB', `DEL ${redisKey('forgot')}`])(
+    'a state written, then gone (%s): the next change fails, and writes nothing',
+    async (wipe) => {
+      const { server, open } = await opened();
+      const store = await open();
+      await store.update(bump);
+      expect(await server.command(wipe)).toMatch(/^(\+OK|:1)$/);
+      await expect(store.update(bump)).rejects.toBeInstanceOf(StateForgotten);
+      // A change that only reads (a wait) finds it gone as well.
+      await expect(store.update((state) => ({ state, result: 0 }))).rejects.toThrow(
+        /no longer holds this key's state/,
+      );
+      await store.close?.();
+      expect(await server.command(`EXISTS ${redisKey('forgot')}`)).toBe(':0');
+    },
+  );
+
+  it('a state only read at the open, then gone: the first change fails', async () => {
+    const { server, open } = await opened();
+    const first = await open();
+    await first.update(bump);
+    await first.close?.();
+    const second = await open();
+    expect(second.read().crowdedUntilMs).toBe(1);
+    await server.command('FLUSHALL');
+    await expect(second.update(bump)).rejects.toBeInstanceOf(StateForgotten);
+    await second.close?.();
+  });
+
+  it('a state that another process wrote, then gone: the change fails', async () => {
+    const { server, open } = await opened();
+    const [a, b] = [await open(), await open()];
+    await a.update(bump);
+    await b.update(bump); // meets a's state: learns it and its time to live
+    await a.update(bump);
+    await server.command('FLUSHALL');
+    await expect(b.update(bump)).rejects.toBeInstanceOf(StateForgotten);
+    await Promise.all([a.close?.(), b.close?.()]);
+  });
+
+  it('a state gone past the two days it is kept (expired, no one using it) starts afresh', async () => {
+    let now = 1_000;
+    const { server, open } = await opened(() => now);
+    const store = await open();
+    await store.update(bump);
+    now += 2 * DAY_MS - 120_000;
+    await server.command(`DEL ${redisKey('forgot')}`);
+    await expect(store.update(bump)).rejects.toBeInstanceOf(StateForgotten);
+
+    const again = await open();
+    await again.update(bump);
+    now += 2 * DAY_MS;
+    await server.command(`DEL ${redisKey('forgot')}`); // what its expiry does, two days on
+    await again.update(bump);
+    expect(again.read().crowdedUntilMs).toBe(1);
+    await Promise.all([store.close?.(), again.close?.()]);
   });
 });
 
