@@ -127,6 +127,15 @@ export function liveLimits<Q extends { resetAtMs: number }>(
     : { quota };
 }
 
+/**
+ * The places in the window that claims hold now, by every process the state counts: requests
+ * sent and not yet answered, and those a process took ahead for its next sends. The state does
+ * not tell the two apart: a claim taken ahead becomes a request's as it is sent.
+ */
+export function placesTaken(state: GateState | undefined, nowMs: number): number {
+  return Object.values(state?.inFlight ?? {}).filter((claim) => !lapsed(claim, nowMs)).length;
+}
+
 function live(state: GateState, nowMs: number): GateState {
   const claims = Object.entries(state.inFlight ?? {});
   const inFlight = Object.fromEntries(claims.filter(([, claim]) => !lapsed(claim, nowMs)));

@@ -248,7 +248,7 @@ describe.skipIf(redisMissing)('pets quota with a rate store', () => {
       source: 'cached',
       store: `redis://127.0.0.1:${store.port}`,
       storeKey: expect.stringMatching(/^pets:ratelimit:[0-9a-f]{16}$/),
-      inFlight: 0,
+      taken: 0,
     });
     const shown = await runBinary(['quota'], env);
     expect(shown.stdout).toContain(

@@ -42,10 +42,10 @@ export const QUOTA: Shape = {
     'source',
     'store',
     'storeKey',
-    'inFlight',
+    'taken',
   ],
   about:
-    'null where the server states no limit; source is "server" or "cached"; store is the rate store URL without its password, null for files on this machine (storeKey: the Redis key or the state file)',
+    'null where the server states no limit; source is "server" or "cached"; store is the rate store URL without its password, null for files on this machine (storeKey: the Redis key or the state file); taken is the places in the window held now by every process the store counts: requests in flight, and those a process took ahead for its next sends',
 };
 
 export const AUTH_STATUS: Shape = {

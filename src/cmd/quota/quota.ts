@@ -1,6 +1,6 @@
 import { bar } from '../../output/bar.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
-import { liveLimits } from '../../ratelimit/policy.js';
+import { liveLimits, placesTaken } from '../../ratelimit/policy.js';
 import { clockTime, formatDuration } from '../../core/clock.js';
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
@@ -21,8 +21,11 @@ export interface QuotaReport {
   store: string | null;
   /** Where the key's state is in it: the Redis key, or the state file's path. */
   storeKey: string | null;
-  /** Requests on the key in flight now, by every process (and machine) the store counts. */
-  inFlight: number;
+  /**
+   * Places in the window taken now by every process (and machine) the store counts: requests
+   * in flight, and those a process holds ahead for its next sends (policy.ts's placesTaken).
+   */
+  taken: number;
 }
 
 /**
@@ -56,7 +59,7 @@ export async function showQuota(
     source,
     store: where.shared ?? null,
     storeKey: where.place ?? null,
-    inFlight: Object.keys(state?.inFlight ?? {}).length,
+    taken: placesTaken(state, now),
   };
 }
 
@@ -104,7 +107,8 @@ export function quotaFields(
       ? `files on this machine${report.storeKey ? ` (${report.storeKey})` : ''}`
       : `${report.store}, shared by machines (key ${report.storeKey ?? '?'})`,
   ]);
-  fields.push(['in flight', `${report.inFlight} request${report.inFlight === 1 ? '' : 's'}`]);
+  const requests = `request${report.taken === 1 ? '' : 's'}`;
+  fields.push(['taken', `${report.taken} ${requests} in flight or held ahead`]);
   return fields;
 }
 

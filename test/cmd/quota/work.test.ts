@@ -44,7 +44,7 @@ describe('showQuota', () => {
       source: 'server',
       store: null,
       storeKey: '/config/state/key.json',
-      inFlight: 0,
+      taken: 0,
     });
     expect(sent()).toBe(1);
   });
@@ -69,6 +69,25 @@ describe('showQuota', () => {
     const { deps, sent } = keyApi({ quota: stale }, { quota: next });
     expect(await showQuota(target, deps)).toMatchObject({ remaining: 49, source: 'server' });
     expect(sent()).toBe(1);
+  });
+
+  it('counts the places claims hold, sent or taken ahead, and not those lapsed', async () => {
+    // The state holds a claim alike for a request on the wire and for one a process took
+    // ahead for its next send: `taken` is both, and says so; a lapsed claim holds nothing.
+    const window = { limit: 50, remaining: 40, resetAtMs: NOW + 30_000 };
+    const claim = (untilMs: number) => ({ untilMs, ended: 0 });
+    const inFlight = {
+      'a.1': claim(NOW + 5_000),
+      'a.2': claim(NOW + 5_000),
+      'b.1': { ...claim(NOW - 60_000), unplaced: true as const },
+      'c.1': claim(NOW - 1),
+    };
+    const report = await showQuota(target, keyApi({ quota: window, inFlight }).deps);
+    expect(report).toMatchObject({ taken: 3 });
+    expect(report).not.toHaveProperty('inFlight');
+    const fields = Object.fromEntries(quotaFields(report, NOW, false));
+    expect(fields.taken).toBe('3 requests in flight or held ahead');
+    expect(fields).not.toHaveProperty('in flight');
   });
 });
 
