@@ -38,8 +38,22 @@ const vendors = [
   // Only a run that asks a question loads it (src/terminal/prompt.ts).
   { name: 'inquirer', entry: 'src/terminal/inquirer.ts' },
   // Only a run with a rate store shared by machines loads it (src/ratelimit/redis-store.ts).
-  { name: 'ioredis', entry: 'src/ratelimit/ioredis.ts' },
+  // It writes warnings to the console itself (a password the server does not need, a ready
+  // check it skips), raw lines on stderr even under --json: in its file, console's
+  // writers do nothing, and pets says what the store did through its own errors.
+  { name: 'ioredis', entry: 'src/ratelimit/ioredis.ts', quiet: true },
 ];
+
+/** What a vendor marked `quiet` gets in place of console's writers: nothing written. */
+const quietConsole = {
+  inject: 'src/build/quiet-console.mjs',
+  define: Object.fromEntries(
+    ['log', 'info', 'warn', 'error', 'debug', 'trace'].map((name) => [
+      `console.${name}`,
+      '__petsQuiet',
+    ]),
+  ),
+};
 
 // Packages whose ES build finds its files through import.meta.url, which a CommonJS bundle
 // lacks: their CommonJS build is bundled instead, which uses __dirname.
@@ -94,7 +108,7 @@ function linker(outfile, external) {
 }
 
 /** Bundles `entry` into `outfile`; returns the source files it took in. */
-async function bundle(entry, outfile, external = new Map(), define = {}) {
+async function bundle(entry, outfile, external = new Map(), define = {}, inject = []) {
   const result = await build({
     absWorkingDir: root,
     entryPoints: [entry],
@@ -111,6 +125,7 @@ async function bundle(entry, outfile, external = new Map(), define = {}) {
     // esbuildDetection: undici then leaves its experimental HTTP/1 parser (milo) out and
     // uses llhttp alone, the parser Node itself ships.
     define: { __PETS_VERSION__: JSON.stringify(version), esbuildDetection: 'true', ...define },
+    inject,
     plugins: [linker(outfile, external)],
     metafile: true,
     logLevel: 'warning',
@@ -128,10 +143,13 @@ const vendorFiles = new Map();
 for (const vendor of vendors) {
   const file = join(outdir, `vendor/${vendor.name}.js`);
   vendorFiles.set(join(root, vendor.entry), file);
-  const inputs = await bundle(vendor.entry, file);
+  const { define, inject } = vendor.quiet ? quietConsole : {};
+  const inputs = await bundle(vendor.entry, file, new Map(), define, inject && [inject]);
   // A vendor file must hold none of pets's own modules: a second copy of one would have
   // classes of its own, and instanceof would fail across the two.
-  const own = inputs.filter((input) => input.startsWith('src/') && input !== vendor.entry);
+  const own = inputs.filter(
+    (input) => input.startsWith('src/') && input !== vendor.entry && input !== quietConsole.inject,
+  );
   if (own.length > 0) throw new Error(`${vendor.name} would copy ${own.join(', ')}`);
 }
 

@@ -64,6 +64,20 @@ export const stubs = [
     contents: "module.exports = require('string-width').default;",
   },
   {
+    // ioredis logs through debug, which DEBUG=ioredis:* (or DEBUG=*, common in CI) turns on:
+    // it would print each command, the AUTH in HELLO with the store's password among them, on
+    // stderr. pets says what the store did through its own errors and notices; the library's
+    // log never runs, whatever the environment says.
+    package: 'ioredis',
+    path: /^debug$/,
+    contents: `function createDebug() {
+      const debug = () => {};
+      return Object.assign(debug, { enabled: false, log: debug, destroy: () => true });
+    }
+    createDebug.default = createDebug;
+    module.exports = createDebug;`,
+  },
+  {
     // chalk asks supports-color about the terminal (loading tty and os); pets always passes
     // chalk a level of its own (src/output/color.ts).
     package: 'chalk',

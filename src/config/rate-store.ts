@@ -9,6 +9,8 @@ export interface RateStoreAddress {
   shown: string;
   /** The password, to redact wherever text is shown. */
   password?: string;
+  /** The database it names (/2), if any: the store must have it. */
+  database?: number;
   /** Where it was set: PETS_RATE_STORE, or the profile. */
   source: 'environment' | 'config';
 }
@@ -39,24 +41,38 @@ export function checkRateStore(
   if (!/^(\/(\d{1,5})?)?$/.test(url.pathname)) {
     throw refuse('has a path that is not a database number (/0, /1, …)');
   }
+  // The store's client decodes both, and would fail on a % that escapes nothing (%zz),
+  // after the check, as an error pets did not expect.
+  if (decoded(url.username) === undefined || decoded(url.password) === undefined) {
+    throw refuse(
+      `has a user or password with a % that is not an escape (%40 for @, %25 for % itself)`,
+    );
+  }
   const password = urlPassword(text);
+  const database = url.pathname.length > 1 ? Number(url.pathname.slice(1)) : undefined;
   url.password = '';
   return {
     url: text,
     shown: url.href.replace(/\/$/, ''),
     ...(password ? { password } : {}),
+    ...(database === undefined ? {} : { database }),
     source,
   };
 }
 
 /**
  * The password in a store's URL as given, checked or not (PETS_RATE_STORE as a run starts),
- * to redact like the key.
+ * to redact like the key: as written, if it does not decode (the check refuses it).
  */
 export function urlPassword(text: string | undefined): string | undefined {
   const password = text ? URL.parse(text)?.password : undefined;
+  return password ? (decoded(password) ?? password) : undefined;
+}
+
+/** A URL's user or password, percent-decoded; undefined for a % that escapes nothing. */
+function decoded(part: string): string | undefined {
   try {
-    return password ? decodeURIComponent(password) : undefined;
+    return decodeURIComponent(part);
   } catch {
     return undefined;
   }

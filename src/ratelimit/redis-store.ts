@@ -71,6 +71,9 @@ export async function openRedisStore(
   let seen: Seen;
   try {
     await connection.client.connect();
+    // A SELECT that failed (a database the server does not have) is only an 'error' event to
+    // ioredis, which goes on in database 0: the store would not be the one configured.
+    connection.checkSetUp();
     seen = await readState(connection.client, key, now);
   } catch (error) {
     connection.client.disconnect();
@@ -132,6 +135,9 @@ async function connect(address: RateStoreAddress, redact: (text: string) => stri
     retryStrategy: () => null,
     connectTimeout: STORE_TIMEOUT_MS,
     commandTimeout: STORE_TIMEOUT_MS,
+    // Its ready check (INFO) waits for a store loading its data, which the first GET reports
+    // anyway (exit 6), and warns on the console when the user may not run INFO.
+    enableReadyCheck: false,
   }) as CasClient;
   // What the connection met: ioredis reports it here, and rejects with "Connection is closed".
   let lastError: Error | undefined;
@@ -147,7 +153,10 @@ async function connect(address: RateStoreAddress, redact: (text: string) => stri
     const closed = /^(Stream isn't writeable|Connection is closed)/.test(said);
     return redact(closed ? 'the connection was closed' : said);
   };
-  return { client, failure };
+  const checkSetUp = () => {
+    if (lastError) throw lastError;
+  };
+  return { client, failure, checkSetUp };
 }
 
 /**
@@ -165,6 +174,16 @@ function withoutPassword(said: string, password: string | undefined): string {
 
 /** The store could not be opened: it refused pets, or could not be reached. */
 function cannotOpen(address: RateStoreAddress, reason: string): NetworkError {
+  if (/^ERR DB index is out of range/.test(reason)) {
+    return new NetworkError(
+      'rate_store_refused',
+      `the rate store ${address.shown} has no database ${address.database}; nothing was sent`,
+      {
+        requestMayHaveArrived: false,
+        hint: `Name a database it has (its "databases" setting, 16 by default) in ${storeSetting(address)}.`,
+      },
+    );
+  }
   // A store that knows no AUTH (renamed away) was reached, and refused the password.
   const refused = /^(WRONGPASS|NOAUTH|NOPERM|ERR unknown command 'auth')/i.test(reason);
   return new NetworkError(

@@ -85,6 +85,70 @@ describe.skipIf(redisMissing)('a rate store that fails as a command starts', () 
     }
     expect(server.requests).toHaveLength(0);
   });
+
+  it('has no such database: exit 6, nothing sent, nothing written in database 0', async () => {
+    const server = await strictServer({ limit: 10, windowMs: 10_000 });
+    const store = await redis();
+    const url = `${store.url()}/99`;
+    for (const args of [['list'], ['quota']]) {
+      const run = await runBinary(args, apiEnv(server, { PETS_RATE_STORE: url }));
+      expect(run.code).toBe(6);
+      expect(run.stderr).toContain(`the rate store ${url} has no database 99; nothing was sent`);
+    }
+    expect(server.requests).toHaveLength(0);
+    // The same store at /0 holds nothing of pets's: the runs above did not fall back to it.
+    const run = await runBinary(
+      ['quota', '--json'],
+      apiEnv(server, { PETS_RATE_STORE: store.url() }),
+    );
+    expect(JSON.parse(run.stdout)).toMatchObject({ store: store.url(), source: 'server' });
+  });
+});
+
+describe.skipIf(redisMissing)('what the Redis client would say itself', () => {
+  /** Lines of stderr that are not one JSON object each (--json's errors and notices are). */
+  const notJson = (stderr: string) =>
+    stderr.split('\n').filter((line) => line !== '' && !/^\{.*\}$/.test(line));
+
+  it('prints nothing with DEBUG set: not the AUTH with its password, not a raw line under --json', async () => {
+    const server = await strictServer({ limit: 50, windowMs: 10_000 });
+    const store = await redis({ password: 'debug-secret-pw-42' });
+    for (const debug of ['ioredis:*', '*']) {
+      const env = apiEnv(server, {
+        PETS_RATE_STORE: store.url('debug-secret-pw-42'),
+        DEBUG: debug,
+      });
+      for (const args of [['list'], ['list', '--json'], ['list', '--debug']]) {
+        const run = await runBinary(args, env);
+        expect(run.code).toBe(0);
+        expect(run.stdout + run.stderr).not.toContain('debug-secret-pw');
+        expect(run.stderr).not.toMatch(/ioredis|hello|write command/i);
+        if (args.includes('--json')) expect(notJson(run.stderr)).toEqual([]);
+      }
+    }
+    expect(server.requests).toHaveLength(6);
+  });
+
+  it('prints none of its warnings: a password the store does not need, a user without INFO', async () => {
+    const server = await strictServer({ limit: 50, windowMs: 10_000 });
+    // A Redis without HELLO (as Redis 5) and without a password, given one: the client falls
+    // back to AUTH, which says no password is set.
+    const old = await redis({ args: ['--rename-command', 'HELLO', ''] });
+    // An ACL user that may not run INFO, which the client's ready check would.
+    const acl = await redis({
+      args: ['--user', 'noinfo', 'on', '>noinfo-pass-123', '~*', '+@all', '-info'],
+    });
+    const port = acl.port;
+    for (const url of [
+      old.url('unneeded-pass-9'),
+      `redis://noinfo:noinfo-pass-123@127.0.0.1:${port}`,
+    ]) {
+      const run = await runBinary(['list', '--json'], apiEnv(server, { PETS_RATE_STORE: url }));
+      expect(run.code).toBe(0);
+      expect(run.stderr).toBe('');
+    }
+    expect(server.requests).toHaveLength(2);
+  });
 });
 
 describe.skipIf(redisMissing)('a store that echoes a short password', () => {
