@@ -174,6 +174,11 @@ Many machines on one key
   - during a batch: nothing more is sent; requests already on their way finish
     and are journaled; the run stops with exit 6. Once the store is back, the same
     command resumes where it stopped, creating nothing twice.
+  - the store forgets the key (FLUSHALL, FLUSHDB, DEL, or eviction by a Redis
+    run as a cache): the same stop (exit 6, "the store no longer holds this key's
+    state"), never an empty state to send from. Run Redis so that it keeps
+    its keys: maxmemory-policy noeviction. (A key no one changed for two days
+    expires, and starts afresh.)
 
   Without a store, pets notices another client on its key from the answers: a 429
   to a request its own state left budget for, or a Remaining lower than its state

@@ -46,6 +46,12 @@ describe('the help topics', () => {
     expect(result.stdout).toBe(helpTopics()[name]);
   });
 
+  it('rate-limits says the store must not evict, and what pets does if the key vanishes', () => {
+    const text = helpTopics()['rate-limits']!.replace(/\s+/g, ' ');
+    expect(text).toContain('maxmemory-policy noeviction');
+    expect(text).toContain("the store no longer holds this key's state");
+  });
+
   it.each(Object.keys(helpTopics()))('%s names only options and commands pets has', (name) => {
     const text = helpTopics()[name]!;
     for (const [flag] of text.matchAll(/(?<![\w-])--[a-z][a-z-]*/g)) {
