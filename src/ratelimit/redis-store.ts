@@ -1,13 +1,19 @@
 import type { Redis } from 'ioredis';
 import { NetworkError } from '../core/errors.js';
 import type { RateStoreAddress } from '../config/rate-store.js';
-import { decodeState, encodeState, type StateStore } from './state-store.js';
+import { randomUUID } from 'node:crypto';
+import { decodeState, type StateStore } from './state-store.js';
 import type { GateState } from './policy.js';
 
 // The key's state in a Redis that machines share. Redis only holds the state and orders the
 // changes: each change is the policy's own pure function (policy.ts), run here on the state
 // last seen, and written by a compare-and-set script only if no other process wrote since;
 // otherwise the script returns the newer state, and the change runs again on it.
+//
+// The stored state carries a generation: a random id made by the process that creates the key
+// from nothing. A state wiped and then created afresh by a process that never saw the old one
+// (a machine starting just after a FLUSHALL) is then told apart from a newer state: its
+// generation differs from the one the running processes knew.
 
 /**
  * Sets the key to ARGV[2] if it still holds ARGV[1] ('' for none), and answers nil; else
@@ -219,6 +225,8 @@ class RedisStore implements StateStore {
 
   /** The state as the store holds it, encoded: what a write expects to replace. */
   private text: string;
+  /** The generation of the state this process knows; '' for none yet (it adopts the first it finds). */
+  private generation: string;
   /** Before this moment (on `now`) the state this process knows cannot have expired. */
   private keptUntil: number;
 
@@ -230,6 +238,7 @@ class RedisStore implements StateStore {
     private readonly now: () => number,
   ) {
     this.text = seen.text;
+    this.generation = generationOf(seen.text);
     this.keptUntil = seen.text === '' ? -Infinity : seen.keptUntil;
     this.state = decodeState(seen.text);
   }
@@ -267,7 +276,10 @@ class RedisStore implements StateStore {
   private async write(batch: Pending[]): Promise<void> {
     for (let conflicts = 0; ; conflicts++) {
       const { next, outcomes } = runSteps(this.state, batch);
-      const written = encodeState(next);
+      // A process creating the key from nothing starts a generation; it is this process's
+      // only once written, since another may create the key first (then this one adopts it).
+      const generation = this.text === '' ? randomUUID() : this.generation;
+      const written = encodeStored(generation, next);
       // Changes that leave the state the store just sent as it is (waits) are done: that
       // state is as fresh as a read.
       const asked = this.now();
@@ -275,6 +287,7 @@ class RedisStore implements StateStore {
       if (newer === null) {
         if (written !== this.text) this.keptUntil = asked + KEEP_MS;
         this.text = written;
+        this.generation = generation;
         this.state = next;
         batch.forEach(({ resolve, reject }, i) => {
           const { ok, value } = outcomes[i]!;
@@ -294,13 +307,17 @@ class RedisStore implements StateStore {
    * Takes the state the store answered with, asked at `asked`. A state this process knew that
    * is gone before it could have expired was forgotten by the store: that stops the batch,
    * rather than going on from an empty state. A first open finding none is normal, as is a
-   * state gone past its life (no one changed it for two days).
+   * state gone past its life (no one changed it for two days). A state of another generation
+   * is one created afresh after the one this process knew was lost, by a process that never
+   * saw it: it holds none of this process's claims, so it stops the batch the same way.
    */
   private learn([text, ttl]: [string, number], asked: number): void {
-    if (text === '' && this.text !== '' && this.now() < this.keptUntil - DRIFT_MS) {
-      throw new StateForgotten();
-    }
+    const generation = generationOf(text);
+    const lost =
+      text === '' ? this.text !== '' : this.generation !== '' && generation !== this.generation;
+    if (lost && this.now() < this.keptUntil - DRIFT_MS) throw new StateForgotten();
     this.text = text;
+    this.generation = generation;
     this.state = decodeState(text);
     this.keptUntil = text === '' ? -Infinity : Math.max(this.keptUntil, keptUntil(asked, ttl));
   }
@@ -313,6 +330,21 @@ class RedisStore implements StateStore {
     } catch (error) {
       throw new Error(failure(error), { cause: error });
     }
+  }
+}
+
+/** The state as the store holds it: encodeState's line, with its generation first (decodeState drops it). */
+function encodeStored(generation: string, state: GateState): string {
+  return `${JSON.stringify({ generation, ...state })}\n`;
+}
+
+/** The generation a stored state carries; '' for none (no state, or one without). */
+function generationOf(text: string): string {
+  try {
+    const { generation } = JSON.parse(text) as { generation?: unknown };
+    return typeof generation === 'string' ? generation : '';
+  } catch {
+    return '';
   }
 }
 

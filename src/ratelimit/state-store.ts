@@ -7,7 +7,8 @@ import { fileLock, type FileLock } from '../core/file-lock.js';
 
 /**
  * Where the gate keeps a key's state: files on this machine (fileStore), or a store shared by
- * machines (redis-store.ts). Both hold the same state, written by `encodeState`.
+ * machines (redis-store.ts). Both hold the same state, written by `encodeState` (the shared
+ * store adds the generation it belongs to).
  */
 export interface StateStore {
   /**

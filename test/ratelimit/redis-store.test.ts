@@ -146,6 +146,52 @@ describe.skipIf(redisMissing)('a store that forgets the key while the connection
     await Promise.all([a.close?.(), b.close?.()]);
   });
 
+  it('a state wiped, then created afresh by a process that never saw it: the next change fails, and writes nothing', async () => {
+    const { server, open } = await opened();
+    const a = await open();
+    await a.update(bump);
+    await a.update(bump); // a's state: crowdedUntilMs 2
+    await server.command('FLUSHALL');
+    const b = await open(); // a machine starting just after the wipe
+    expect(b.read().crowdedUntilMs).toBeUndefined();
+    await b.update(bump); // creates the key afresh: crowdedUntilMs 1, without a's claims
+    // To a, this looks like a newer state (a conflict), not a missing key.
+    await expect(a.update(bump)).rejects.toBeInstanceOf(StateForgotten);
+    await expect(a.update((state) => ({ state, result: 0 }))).rejects.toBeInstanceOf(
+      StateForgotten,
+    );
+    const fresh = await open();
+    expect(fresh.read().crowdedUntilMs).toBe(1); // b's state, untouched by a
+    // b, which created this generation, goes on.
+    await b.update(bump);
+    expect(b.read().crowdedUntilMs).toBe(2);
+    await Promise.all([a.close?.(), b.close?.(), fresh.close?.()]);
+  });
+
+  it('fresh processes racing to create the key all go on (no false loss), and count every change', async () => {
+    const { open } = await opened();
+    const racers = await Promise.all(Array.from({ length: 4 }, () => open()));
+    await Promise.all(racers.map((store) => Promise.all([store.update(bump), store.update(bump)])));
+    await Promise.all(racers.map((store) => store.update(bump)));
+    const fresh = await open();
+    expect(fresh.read().crowdedUntilMs).toBe(12);
+    await Promise.all([...racers, fresh].map((store) => store.close?.()));
+  });
+
+  it('a state expired past its two days, then created afresh by another process: adopted, not lost', async () => {
+    let now = 1_000;
+    const { server, open } = await opened(() => now);
+    const a = await open();
+    await a.update(bump);
+    now += 2 * DAY_MS;
+    await server.command(`DEL ${redisKey('forgot')}`); // what its expiry does, two days on
+    const b = await open();
+    await b.update(bump);
+    await a.update(bump);
+    expect(a.read().crowdedUntilMs).toBe(2);
+    await Promise.all([a.close?.(), b.close?.()]);
+  });
+
   it('a state gone past the two days it is kept (expired, no one using it) starts afresh', async () => {
     let now = 1_000;
     const { server, open } = await opened(() => now);
