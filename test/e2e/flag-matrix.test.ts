@@ -205,6 +205,25 @@ async function deadPort(): Promise<number> {
   return port;
 }
 
+/**
+ * A free port below Linux's ephemeral range (32768–60999), so that a sandbox given no --port
+ * (which binds port 0) can never be handed the same one by chance and pass for --port's act.
+ */
+async function freePortOutsideEphemeral(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
+}
+
 // --- Runs ---------------------------------------------------------------------------------
 
 interface Observed extends RunResult {
@@ -687,7 +706,7 @@ const MATRIX: Record<string, Expectation> = {
     acts: {
       args: (w) => ['sandbox', '--json', '--port', w.vars.port!],
       server: 'none',
-      prepare: async (w) => void (w.vars.port = String(await deadPort())),
+      prepare: async (w) => void (w.vars.port = String(await freePortOutsideEphemeral())),
       sandbox: async () => undefined,
       shows: (r, w) => String(r.sandbox?.info.baseUrl).endsWith(`:${w.vars.port}/v1`),
     },

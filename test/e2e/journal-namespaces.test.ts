@@ -20,8 +20,8 @@ const TRIALS = Number(process.env.PETS_NAMESPACE_TRIALS ?? 2);
 const start = (args: string[], env: NodeJS.ProcessEnv, inNamespace: boolean) =>
   startPets(args, env, inNamespace ? UNSHARE : []);
 
-async function setUp(prefix: string, records: number) {
-  const server = await startStrictServer({ limit: 1e6, windowMs: 60_000, latencyMs: 40 });
+async function setUp(prefix: string, records: number, latencyMs = 40) {
+  const server = await startStrictServer({ limit: 1e6, windowMs: 60_000, latencyMs });
   const dir = tempDir(prefix);
   const input = join(dir, 'records.ndjson');
   const names = Array.from({ length: records }, (_, i) => `${prefix}${i}`);
@@ -45,7 +45,9 @@ describe.skipIf(unshareRefused)('a second run in another PID namespace', () => {
       let refused = 0;
       for (let trial = 0; trial < 2 * TRIALS; trial++) {
         const firstInside = trial % 2 === 0;
-        const { server, input, names, env } = await setUp(`N${trial}-`, 300);
+        // Slow answers keep the first run going for several seconds: a second run that is
+        // slow to start (unshare, a loaded machine) must still find it running.
+        const { server, input, names, env } = await setUp(`N${trial}-`, 300, 150);
         await closing(server, async () => {
           const first = start(['add', '--file', input, '-q'], env, firstInside);
           await until(() => server.created.length >= 5);
