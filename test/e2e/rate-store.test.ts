@@ -246,12 +246,8 @@ describe.skipIf(redisMissing)('a rate store lost mid-batch', () => {
     await store.kill();
     const killedAt = Date.now();
     const createdAtKill = server.created.length;
-    const createdAtFlush = server.created.length;
     const runs = await Promise.all(started.map((run) => run.done));
     const endedAt = Date.now();
-    console.log(
-      `flushed after ${createdAtFlush} created; exits ${runs.map((run) => run.code).join('/')}, ${server.created.length} created, ${server.limited()} × 429 by the stop`,
-    );
     for (const run of runs) {
       expect(run.code, run.stderr).toBe(6);
       expect(run.stderr).toContain(`lost the rate store redis://127.0.0.1:${store.port}`);
