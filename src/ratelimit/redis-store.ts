@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { NetworkError } from '../core/errors.js';
 import type { RateStoreAddress } from '../config/rate-store.js';
 import { randomUUID } from 'node:crypto';
-import { decodeState, type StateStore } from './state-store.js';
+import { stateDecoder, type StateStore } from './state-store.js';
 import type { GateState } from './policy.js';
 
 // The key's state in a Redis that machines share. Redis only holds the state and orders the
@@ -50,9 +50,11 @@ type CasClient = Redis & {
   ): Promise<[string, number] | null>;
 };
 
-/** What the store's state path reads time from: a monotonic clock (tests inject one). */
 export interface RedisStoreOptions {
+  /** What the store's state path reads time from: a monotonic clock (tests inject one). */
   now?: () => number;
+  /** Told once of a state set aside as impossible (state-store.ts). */
+  warn?: (line: string) => void;
 }
 
 /** Where the state of the key named `name` (state-store.ts's stateName) lives in Redis. */
@@ -85,7 +87,8 @@ export async function openRedisStore(
     connection.client.disconnect();
     throw cannotOpen(address, connection.failure(error));
   }
-  return new RedisStore(connection, key, address.shown, seen, now);
+  const decode = stateDecoder(`${key} in ${address.shown}`, options.warn);
+  return new RedisStore(connection, key, address.shown, seen, now, decode);
 }
 
 /** The key's state as read, and the moment (on `now`) before which it cannot have expired. */
@@ -236,6 +239,7 @@ class RedisStore implements StateStore {
     readonly shared: string,
     seen: Seen,
     private readonly now: () => number,
+    private readonly decodeState: (text: string) => GateState,
   ) {
     this.text = seen.text;
     this.generation = generationOf(seen.text);
@@ -318,7 +322,7 @@ class RedisStore implements StateStore {
     if (lost && this.now() < this.keptUntil - DRIFT_MS) throw new StateForgotten();
     this.text = text;
     this.generation = generation;
-    this.state = decodeState(text);
+    this.state = this.decodeState(text);
     this.keptUntil = text === '' ? -Infinity : Math.max(this.keptUntil, keptUntil(asked, ttl));
   }
 

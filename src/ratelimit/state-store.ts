@@ -67,81 +67,114 @@ export function encodeState(state: GateState): string {
   return `${JSON.stringify(state)}\n`;
 }
 
-/** Reads back what `encodeState` wrote; what is missing, corrupt or unknown is an empty state. */
-export function decodeState(text: string): GateState {
-  try {
-    return revive(JSON.parse(text));
-  } catch {
+// The latest moment a state may hold (2100-01-01): a floor past it (1e300, say) would end
+// every wait on the key, and Date cannot even show it.
+const LATEST_MS = 4_102_444_800_000;
+
+/**
+ * Reads back what `encodeState` wrote, found at `place`: no text is no state. So is a state
+ * holding a value pets never writes (not JSON, a field of another type, a time that is not a
+ * moment before 2100, a negative count), since acting on it could send into a block or fail
+ * every command: it is set aside whole, and `warn` hears of it once.
+ */
+export function stateDecoder(place: string, warn?: (line: string) => void) {
+  let warned = false;
+  return (text: string): GateState => {
+    if (text === '') return EMPTY_STATE;
+    const state = revive(text);
+    if (typeof state !== 'string') return state;
+    if (!warned) {
+      warned = true;
+      warn?.(
+        `the rate-limit state ${place} was set aside (${state}, a value pets never writes); pets learns the key's limits from the server again`,
+      );
+    }
     return EMPTY_STATE;
-  }
+  };
 }
 
-/** Reads back only what is well formed; a missing or corrupt file is an empty state. */
-function revive(raw: unknown): GateState {
-  if (typeof raw !== 'object' || raw === null) return EMPTY_STATE;
+/** The state in `text`, or what is wrong with it: every field pets knows, checked. */
+function revive(text: string): GateState | string {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return 'not JSON';
+  }
+  if (typeof raw !== 'object' || raw === null) return 'not an object';
   const state: Record<string, unknown> = {};
   for (const [name, read] of Object.entries(FIELDS)) {
-    const value = read((raw as Record<string, unknown>)[name]);
-    if (value !== undefined) state[name] = value;
+    const given = (raw as Record<string, unknown>)[name];
+    if (given === undefined) continue;
+    const value = read(given);
+    if (value === undefined) return `${name} ${JSON.stringify(given).slice(0, 60)}`;
+    state[name] = value;
   }
   return state as GateState;
 }
 
 /**
  * How each field of the state is read back, in this order (a shared store compares the
- * text): undefined drops a field that is missing or malformed. Every field is named, so that
- * one added to GateState cannot be lost silently on its way through a store.
+ * text): undefined for a value pets never writes. Every field is named, so that one added to
+ * GateState cannot be lost silently on its way through a store.
  */
 const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | undefined } = {
   refusals: (value) => {
-    const read = numbers(value, 'count', 'sinceMs', 'lastWaitMs', 'ended');
+    const read = numbers(value, { count, sinceMs: time, lastWaitMs: time, ended: count });
     if (!read) return undefined;
     const { ended, ...rest } = read;
     return { ...rest, status: (value as { status?: unknown }).status === 503 ? 503 : 429, ended };
   },
-  limitSeenAtMs: finite,
-  cooldownUntilMs: finite,
+  limitSeenAtMs: time,
+  cooldownUntilMs: time,
   cooldownCode: (value) => (typeof value === 'string' ? value : undefined),
-  quota: (value) => numbers(value, 'limit', 'remaining', 'resetAtMs'),
+  quota: (value) => numbers(value, { limit: count, remaining: count, resetAtMs: time }),
   probe: (value) => {
     const id = (value as { id?: unknown } | null)?.id;
-    const read = numbers(value, 'untilMs');
+    const read = numbers(value, { untilMs: time });
     return typeof id === 'string' && read ? { id, ...read, ...flag(value, 'unplaced') } : undefined;
   },
-  // Kept when saved as an object, even with no claim left in it.
   inFlight: (value) =>
     entriesOf(value, (claim) => {
-      const read = numbers(claim, 'untilMs', 'ended');
+      const read = numbers(claim, { untilMs: time, ended: count });
       return read && { ...read, ...flag(claim, 'unplaced') };
-    }) ?? (typeof value === 'object' && value !== null ? {} : undefined),
+    }),
   demand: (value) =>
     entriesOf(value, (said) => {
-      const read = numbers(said, 'count', 'untilMs');
+      const read = numbers(said, { count, untilMs: time });
       return read && { ...read, ...flag(said, 'short') };
     }),
-  spread: (value) => numbers(value, 'resetAtMs', 'fromMs', 'remaining'),
-  crowdedUntilMs: finite,
-  shortSeenAtMs: finite,
-  ended: finite,
+  spread: (value) => numbers(value, { resetAtMs: time, fromMs: time, remaining: count }),
+  crowdedUntilMs: time,
+  shortSeenAtMs: time,
+  ended: count,
   unlimited: (value) => (value === true ? true : undefined),
-  seenServerMs: finite,
-  seenAtLocalMs: finite,
-  leases: (value) => entriesOf(value, finite),
+  seenServerMs: time,
+  seenAtLocalMs: time,
+  leases: (value) => entriesOf(value, count),
 };
 
-function finite(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+/** A moment (or a wait) as pets writes one: from the epoch to LATEST_MS. */
+function time(value: unknown): number | undefined {
+  return typeof value === 'number' && value >= 0 && value < LATEST_MS ? value : undefined;
 }
 
-/** The fields `names` of `value`, when each is a finite number; else undefined. */
-function numbers<K extends string>(value: unknown, ...names: K[]): Record<K, number> | undefined {
-  const read = {} as Record<K, number>;
-  for (const name of names) {
-    const number = finite((value as Record<string, unknown> | null)?.[name]);
+function count(value: unknown): number | undefined {
+  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
+}
+
+/** The fields of `value` that `read` names, when each reads well; else undefined. */
+function numbers<K extends string>(
+  value: unknown,
+  read: Record<K, (value: unknown) => number | undefined>,
+): Record<K, number> | undefined {
+  const numbers = {} as Record<K, number>;
+  for (const name of Object.keys(read) as K[]) {
+    const number = read[name]((value as Record<string, unknown> | null)?.[name]);
     if (number === undefined) return undefined;
-    read[name] = number;
+    numbers[name] = number;
   }
-  return read;
+  return numbers;
 }
 
 /** `{ [name]: true }` when `value` has it set, else nothing: a flag is stored only when set. */
@@ -151,7 +184,7 @@ function flag<K extends string>(value: unknown, name: K): Partial<Record<K, true
     : {};
 }
 
-/** The entries of a record that read well formed, or undefined when none does. */
+/** The entries of a record, when every one reads well; else undefined. */
 function entriesOf<T>(
   value: unknown,
   read: (entry: unknown) => T | undefined,
@@ -160,10 +193,11 @@ function entriesOf<T>(
   const kept: Array<[string, T]> = [];
   for (const [key, entry] of Object.entries(value)) {
     const readEntry = read(entry);
-    if (readEntry !== undefined) kept.push([key, readEntry]);
+    if (readEntry === undefined) return undefined;
+    kept.push([key, readEntry]);
   }
   // fromEntries, as a literal would, makes every key its own (even __proto__).
-  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+  return Object.fromEntries(kept);
 }
 
 // A lock is held for one read and one write: a process that holds it longer than this is stuck.
@@ -174,9 +208,14 @@ const LOCK_WAIT_MS = 10_000;
  * using the key. Changes happen under the key's file lock, and the file is replaced by
  * rename, so a reader never sees half a state.
  */
-export function fileStore(configDir: string, name: string): StateStore {
+export function fileStore(
+  configDir: string,
+  name: string,
+  warn?: (line: string) => void,
+): StateStore {
   const dir = join(configDir, 'state');
   const path = join(dir, `ratelimit-${name}.json`);
+  const decodeState = stateDecoder(path, warn);
   let text = '';
   // The state last decoded, and its text. A request reads the file several times (the
   // optimistic look, again under the lock, a reserved claim's check) and mostly finds it

@@ -73,7 +73,7 @@ export class ApiOpener {
       clock: this.clock,
       random: Math.random,
       ...waitLimits({ batch: settings.batch, maxWaitSeconds: settings.maxWaitSeconds }),
-      store: await this.store(target, name),
+      store: await this.store(target, name, settings.warn),
       claimMs: settings.timeoutMs + CLAIM_SLACK_MS,
       // A claim is named `<pid>.<PID namespace>.…`: one of a process seen gone in this
       // namespace is void at once; one of a process that cannot be seen (a container sharing
@@ -104,12 +104,16 @@ export class ApiOpener {
     return tracingSender(transport.send, settings.trace, this.clock.now, shown, transport.proxyFor);
   }
 
-  private async store(target: ApiTarget, name: string): Promise<StateStore> {
+  private async store(
+    target: ApiTarget,
+    name: string,
+    warn: HttpSettings['warn'],
+  ): Promise<StateStore> {
     if (target.rateStore) {
       const { openRedisStore } = await import('../ratelimit/redis-store.js');
-      return openRedisStore(target.rateStore, name, (text) => this.secrets.redact(text));
+      return openRedisStore(target.rateStore, name, (text) => this.secrets.redact(text), { warn });
     }
-    const store = fileStore(configDir(this.env), name);
+    const store = fileStore(configDir(this.env), name, warn);
     // What decides when pets may send is trusted only from a folder that is the user's.
     checkStateFolderAndFiles(store.folder!);
     return store;

@@ -83,6 +83,30 @@ describe.skipIf(redisMissing)('the rate state in Redis', () => {
   });
 });
 
+describe.skipIf(redisMissing)('a state in Redis that pets never wrote', () => {
+  it('a time of 1e300 sets the state aside, said once, and the next change replaces it', async () => {
+    const server = await redis();
+    const address = checkRateStore(server.url(), 'the test', 'environment');
+    const key = redisKey('planted');
+    expect(await server.command(`SET ${key} '{"generation":"g","cooldownUntilMs":1e300}'`)).toBe(
+      '+OK',
+    );
+    const warnings: string[] = [];
+    const store = await openRedisStore(address, 'planted', (text) => text, {
+      warn: (line) => warnings.push(line),
+    });
+    closers.push(async () => store.close?.());
+    expect(store.read()).toEqual({});
+    await store.update((state) => ({ state: { ...state, ended: 1 }, result: undefined }));
+    expect(store.read()).toEqual({ ended: 1 });
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^the rate-limit state pets:ratelimit:planted in .* was set aside \(cooldownUntilMs 1e\+300,/,
+      ),
+    ]);
+  });
+});
+
 describe.skipIf(redisMissing)('a store that forgets the key while the connection stays up', () => {
   const DAY_MS = 24 * 3600_000;
   // Any change that writes: a field the state keeps, counted up.

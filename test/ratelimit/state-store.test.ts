@@ -1,12 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { fileStore } from '../../src/ratelimit/state-store.js';
 import type { GateState } from '../../src/ratelimit/policy.js';
+import { apiEnv } from '../helpers/api-env.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
+import { runMain } from '../helpers/run-main.js';
+import { testSandbox } from '../helpers/sandbox.js';
 
 // Real processes reserving sends in one key's state file at once: the lock and the
 // read-modify-write must let them together take exactly the budget, and lose no update.
@@ -107,7 +110,7 @@ describe('the state file, shared by real processes', () => {
 });
 
 describe('the state file, read back', () => {
-  it("keeps what processes said they have to send, the window's line and the last short process, and drops what is malformed", async () => {
+  it("keeps what processes said they have to send, the window's line and the last short process", async () => {
     const dir = tempConfigDir();
     const store = fileStore(dir, 'sharing');
     const resetAtMs = Date.now() + 60_000;
@@ -117,7 +120,6 @@ describe('the state file, read back', () => {
         demand: {
           'pid.a': { count: 27, untilMs: resetAtMs },
           'pid.b': { count: 1, untilMs: resetAtMs, short: true },
-          'pid.c': { count: 'many', untilMs: resetAtMs } as never,
         },
         spread: { resetAtMs, fromMs: resetAtMs - 5_000, remaining: 38 },
         shortSeenAtMs: resetAtMs - 4_000,
@@ -147,5 +149,75 @@ describe('the state file, read back', () => {
     await other.update(() => quota(8));
     expect(mine.read().quota?.remaining).toBe(8);
     expect(first.quota?.remaining).toBe(9);
+  });
+});
+
+describe('a state pets never wrote', () => {
+  const now = Date.now();
+  const good: GateState = {
+    quota: { limit: 3, remaining: 0, resetAtMs: now + 60_000 },
+    seenServerMs: now,
+    seenAtLocalMs: now,
+    ended: 3,
+  };
+
+  it.each([
+    ['a floor past any plausible time', { seenServerMs: 1e300 }],
+    ['a cooldown Date cannot show', { cooldownUntilMs: 1e300 }],
+    ['a negative time', { limitSeenAtMs: -1 }],
+    ['a negative count', { ended: -1 }],
+    ['a count that is not whole', { quota: { limit: 3, remaining: 0.5, resetAtMs: now } }],
+    ['a time of another type', { cooldownUntilMs: '1e300' }],
+    ['one malformed claim', { inFlight: { a: { untilMs: now, ended: 1 }, b: { untilMs: 'x' } } }],
+  ])('%s sets the whole state aside, and is said once', async (_, bad) => {
+    const dir = tempConfigDir();
+    const warnings: string[] = [];
+    const store = fileStore(dir, 'bad', (line) => warnings.push(line));
+    await store.update(() => ({ state: good, result: undefined }));
+    writeFileSync(store.place!, JSON.stringify({ ...good, ...bad }));
+    expect(store.read()).toEqual({});
+    expect(store.read()).toEqual({});
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^the rate-limit state .*ratelimit-bad\.json was set aside \(\w+ /);
+    // The next change starts from nothing, and writes a state pets can read.
+    await store.update((state) => ({ state: { ...state, ended: 1 }, result: undefined }));
+    expect(fileStore(dir, 'bad').read()).toEqual({ ended: 1 });
+  });
+
+  it('not JSON at all: set aside, and said', () => {
+    const dir = tempConfigDir();
+    const warnings: string[] = [];
+    const store = fileStore(dir, 'garbage', (line) => warnings.push(line));
+    mkdirSync(join(dir, 'state'), { recursive: true });
+    writeFileSync(store.place!, '{"quota":');
+    expect(store.read()).toEqual({});
+    expect(warnings).toEqual([expect.stringContaining('(not JSON, a value pets never writes)')]);
+  });
+
+  it.each([
+    ['seenServerMs', 'no request goes into the spent window'],
+    ['cooldownUntilMs', 'no command fails unexpectedly'],
+  ])('a spent window with %s 1e300: pets says so once, and %s', async (field) => {
+    const sandbox = await testSandbox({ plan: 'free', rpm: 2 });
+    const env = apiEnv(sandbox);
+    for (let i = 0; i < 2; i++) expect((await runMain(['list'], env)).code).toBe(0);
+    const dir = join(env.PETS_CONFIG_DIR!, 'state');
+    const file = join(
+      dir,
+      readdirSync(dir).find((name) => name.endsWith('.json'))!,
+    );
+    const state = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...state, [field]: 1e300 }));
+    const runs = [];
+    for (let i = 0; i < 3; i++) runs.push(await runMain(['list', '--max-wait', '0'], env));
+    for (const run of runs) {
+      expect(run.code).toBe(5);
+      expect(run.stderr).not.toMatch(/unexpectedly/);
+    }
+    expect(runs.map((run) => run.stderr.match(/set aside/g)?.length ?? 0)).toEqual([1, 0, 0]);
+    // Knowing nothing, the first run sends one request to learn the window; its 429 is
+    // then known to every later run.
+    const refused = sandbox.requestLog.filter((request) => request.status === 429);
+    expect(refused).toHaveLength(1);
   });
 });
