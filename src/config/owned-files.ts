@@ -115,10 +115,16 @@ const WRITE_FAILURES: Record<string, string> = {
 
 /**
  * `error`, met writing in `folder` (`what`: "the config folder"), as a FolderWriteError when
- * the folder caused it (read-only, not writable, full); else `error` itself.
+ * the folder caused it (read-only, not writable, full), a UsageError when a file is where it
+ * should be; else `error` itself.
  */
 export function folderWriteError(error: unknown, folder: string, what: string): unknown {
   const code = codeOf(error);
+  if (code === 'ENOTDIR' || code === 'EEXIST') {
+    return new UsageError(`${what} ${folder} cannot be made: a file is in its way (${code})`, {
+      hint: 'Move the file, or set PETS_CONFIG_DIR to a folder of your own.',
+    });
+  }
   const reason = code === undefined ? undefined : WRITE_FAILURES[code];
   if (reason === undefined) return error;
   const hint =

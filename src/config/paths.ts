@@ -1,20 +1,31 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
+import { UsageError } from '../core/errors.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** PETS_CONFIG_DIR, else $XDG_CONFIG_HOME/pets, else ~/.config/pets. */
+/**
+ * PETS_CONFIG_DIR, else $XDG_CONFIG_HOME/pets (empty is unset, as the XDG spec says), else
+ * ~/.config/pets. One that is not absolute (HOME empty, say) is refused: pets would keep the
+ * key wherever it was run from.
+ */
 export function configDir(env: Env): string {
-  return env.PETS_CONFIG_DIR || xdgFolder(env, 'XDG_CONFIG_HOME', '.config');
-}
-
-/** $XDG_CACHE_HOME/pets, else ~/.cache/pets: what can be rebuilt, such as compiled code. */
-export function cacheDir(env: Env): string {
-  return xdgFolder(env, 'XDG_CACHE_HOME', '.cache');
-}
-
-/** pets's folder under an XDG base directory, or under its usual place in the home folder. */
-function xdgFolder(env: Env, variable: 'XDG_CONFIG_HOME' | 'XDG_CACHE_HOME', inHome: string) {
-  return join(env[variable] || join(env.HOME || homeFromSystem(), inHome), 'pets');
+  const [variable, value] = env.PETS_CONFIG_DIR
+    ? ['PETS_CONFIG_DIR', env.PETS_CONFIG_DIR]
+    : env.XDG_CONFIG_HOME
+      ? ['XDG_CONFIG_HOME', env.XDG_CONFIG_HOME]
+      : ['HOME', env.HOME ?? homeFromSystem()];
+  if (isAbsolute(value)) {
+    return variable === 'PETS_CONFIG_DIR'
+      ? value
+      : join(value, variable === 'HOME' ? '.config' : '', 'pets');
+  }
+  throw new UsageError(
+    `${variable} is ${value ? `"${value}", not an absolute path` : 'empty'}, so pets has no folder for its config`,
+    {
+      code: 'no_config_folder',
+      hint: `Set ${variable} to an absolute path${variable === 'PETS_CONFIG_DIR' ? '' : ', or PETS_CONFIG_DIR to a folder for pets'}.`,
+    },
+  );
 }
 
 /**

@@ -13,9 +13,9 @@ import {
   type Stats,
 } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { Script } from 'node:vm';
-import { cacheDir, type Env } from '../config/paths.js';
+import type { Env } from '../config/paths.js';
 
 // The build writes in a SHA-256 prefix of each file main.js may load (src/build/bundle.mjs):
 // hashing them here would cost more than the cache saves. Run from source, there is none.
@@ -54,6 +54,7 @@ export function enableCompileCache(env: Env, kind: string): void {
   const hashes = typeof __PETS_FILE_HASHES__ === 'object' ? __PETS_FILE_HASHES__ : undefined;
   if (env.NODE_DISABLE_COMPILE_CACHE || !hashes) return;
   const root = cacheDir(env);
+  if (!root) return;
   const dir = join(root, `compile-${process.version}-${process.arch}`);
   if (!ownFolder(root) || !ownFolder(dir)) return;
   const proto = Module.prototype as unknown as { _compile: Compile };
@@ -79,6 +80,16 @@ export function enableCompileCache(env: Env, kind: string): void {
   };
   // Written at exit, when V8 has compiled every function the run used, not only the top level.
   process.once('exit', () => save(dir, compiled));
+}
+
+/**
+ * $XDG_CACHE_HOME/pets, else ~/.cache/pets: what can be rebuilt. None when that is not
+ * absolute (HOME empty, say): nothing is cached then, rather than where pets was run from.
+ */
+export function cacheDir(env: Env): string | undefined {
+  const home = () => env.HOME ?? process.getBuiltinModule('node:os').homedir();
+  const base = env.XDG_CACHE_HOME || join(home(), '.cache');
+  return isAbsolute(base) ? join(base, 'pets') : undefined;
 }
 
 /** Owned by this user, and writable by nobody else: another user could plant code there. */

@@ -9,7 +9,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { cacheDir } from '../config/paths.js';
+import { cacheDir } from './compile-cache.js';
 import { basename, dirname, join } from 'node:path';
 import { fdOutput } from './fd-output.js';
 
@@ -188,7 +188,8 @@ function identity(file: string): string | undefined {
 
 function scannedClean(file: string): boolean {
   try {
-    return readFileSync(join(cacheDir(process.env), CLEAN_ENTRY), 'utf8') === identity(file);
+    const folder = cacheDir(process.env);
+    return !!folder && readFileSync(join(folder, CLEAN_ENTRY), 'utf8') === identity(file);
   } catch {
     return false;
   }
@@ -196,9 +197,9 @@ function scannedClean(file: string): boolean {
 
 function rememberClean(file: string): void {
   const known = identity(file);
-  if (known === undefined) return;
+  const folder = cacheDir(process.env);
+  if (known === undefined || !folder) return;
   try {
-    const folder = cacheDir(process.env);
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     writeFileSync(join(folder, CLEAN_ENTRY), known, { mode: 0o600 });
   } catch {

@@ -4,6 +4,7 @@ import {
   chownSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   statSync,
   symlinkSync,
@@ -207,6 +208,46 @@ describe.runIf(namespaces)('a config folder pets cannot write in', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stderr).toContain('/mnt/config/state (EACCES: permission denied)');
   });
+});
+
+describe('a config folder that is not a usable absolute path', () => {
+  it('HOME empty: exit 2 saying what to set, and nothing written where pets was run', async () => {
+    const cwd = tempDir('pets-cwd-');
+    const run = (args: string[]) =>
+      spawnSync(pets[0]!, [...pets.slice(1), ...args], {
+        cwd,
+        env: { PATH: process.env.PATH, HOME: '' },
+        encoding: 'utf8',
+      });
+    expect(run(['--help']).status).toBe(0);
+    const listed = run(['profile', 'list']);
+    expect(listed.status).toBe(2);
+    expect(listed.stderr).toBe(
+      'error: HOME is empty, so pets has no folder for its config\n' +
+        'Set HOME to an absolute path, or PETS_CONFIG_DIR to a folder for pets.\n',
+    );
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it.each([
+    ['XDG_CONFIG_HOME', (file: string) => join(file, 'pets'), 'ENOTDIR'],
+    ['PETS_CONFIG_DIR', (file: string) => file, 'EEXIST'],
+  ])(
+    '%s naming a file: one line, exit 2, for a command that needs no config too',
+    async (variable, folder, code) => {
+      const file = join(tempDir('pets-file-'), 'file');
+      writeFileSync(file, '');
+      const env = { [variable]: file, PETS_API_KEY: sandbox.key, PETS_BASE_URL: sandbox.baseUrl };
+      for (const args of [['profile', 'list'], ['list']]) {
+        const run = await runBinary(args, env);
+        expect(run.code).toBe(2);
+        expect(run.stderr).toBe(
+          `error: the config folder ${folder(file)} cannot be made: a file is in its way (${code})\n` +
+            'Move the file, or set PETS_CONFIG_DIR to a folder of your own.\n',
+        );
+      }
+    },
+  );
 });
 
 describe('a linked or readable config folder', () => {
