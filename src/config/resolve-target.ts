@@ -1,4 +1,5 @@
 import { AuthError, UsageError } from '../core/errors.js';
+import { closest } from '../core/suggest.js';
 import { checkBaseUrl, hostOf } from './base-url.js';
 import { keyProblem } from './key-check.js';
 import type { Env } from './paths.js';
@@ -43,15 +44,23 @@ export function chooseProfile(
       : env.PETS_PROFILE
         ? { name: env.PETS_PROFILE, source: 'environment' }
         : { name: data.activeProfile, source: 'config' };
-  if (!(chosen.name in data.profiles)) {
-    throw new UsageError(
-      `there is no profile named "${chosen.name}" (from ${sourceName(chosen.source, 'profile')})`,
-      {
-        hint: `Create it with \`pets profile set ${chosen.name} --base-url <url>\`, or see \`pets profile list\`.`,
-      },
-    );
-  }
+  checkProfileExists(data, chosen.name, chosen.source);
   return chosen;
+}
+
+/** Throws unless the config has a profile named `name` (from `source`), naming the closest it has. */
+export function checkProfileExists(data: ConfigData, name: string, source?: SettingSource): void {
+  if (Object.hasOwn(data.profiles, name)) return;
+  const meant = closest(name, Object.keys(data.profiles));
+  const from = source ? ` (from ${sourceName(source, 'profile')})` : '';
+  throw new UsageError(
+    `there is no profile named "${name}"${from}${meant ? `; did you mean "${meant}"?` : ''}`,
+    {
+      hint: meant
+        ? 'See `pets profile list`.'
+        : `See \`pets profile list\`, or make it: pets profile set ${name} --base-url <url>`,
+    },
+  );
 }
 
 /** How people read a source: the flag or variable by name, or the config. */

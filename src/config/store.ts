@@ -177,7 +177,8 @@ function normalize(raw: Record<string, unknown>, path: string): ConfigData {
   ) {
     throw new ConfigFileError(path, 'does not hold pets settings');
   }
-  const checked: Record<string, Profile> = {};
+  // No prototype: "toString" is no profile unless the file has it, and "__proto__" is one like any other.
+  const checked: Record<string, Profile> = Object.create(null);
   for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
     if (typeof value !== 'object' || value === null) {
       throw new ConfigFileError(path, `has a broken entry for profile "${name}"`);

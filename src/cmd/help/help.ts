@@ -1,7 +1,7 @@
 import { UsageError } from '../../core/errors.js';
 import { examples } from '../shared/help-text.js';
 import type { CommandModule } from '../shared/command.js';
-import { closest } from '../shared/suggest.js';
+import { closest } from '../../core/suggest.js';
 import { BATCHES_TOPIC, CONFIG_TOPIC, RATE_LIMITS_TOPIC } from './guide-topics.js';
 import { jsonTopic } from './json-topic.js';
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { listProfiles, printProfiles, unknownProfile, warnOverrides } from './view.js';
+import { checkProfileExists } from '../../config/resolve-target.js';
+import { listProfiles, printProfiles, warnOverrides } from './view.js';
 import { examples } from '../shared/help-text.js';
 import type { SessionSource } from '../shared/session.js';
 
@@ -15,7 +16,7 @@ export function defineList(profile: Command, getSession: SessionSource): void {
       const config = await session.config();
       // --profile acts here by choosing the profile * marks: one that does not exist marks none.
       const named = session.globals.profile;
-      if (named !== undefined && !(named in config.read().profiles)) throw unknownProfile(named);
+      if (named !== undefined) checkProfileExists(config.read(), named, 'flag');
       const view = { config, env: session.env, profileFlag: session.globals.profile };
       await printProfiles(session, listProfiles(view), false);
       await warnOverrides(session, config.read().activeProfile);

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { hostOf } from '../../config/base-url.js';
 import { BUILT_IN_PROFILES } from '../../config/store.js';
 import { confirmProtectedProfile } from '../shared/confirm.js';
-import { savedProfile, unknownProfile, type ConfigDeps } from './view.js';
+import { checkProfileExists } from '../../config/resolve-target.js';
+import { savedProfile, type ConfigDeps } from './view.js';
 import { examples } from '../shared/help-text.js';
 import type { SessionSource } from '../shared/session.js';
 
@@ -18,7 +19,7 @@ export interface RemovedProfile {
 
 export async function removeProfile(name: string, deps: ConfigDeps): Promise<RemovedProfile> {
   return deps.config.update((data) => {
-    if (!(name in data.profiles)) throw unknownProfile(name);
+    checkProfileExists(data, name);
     if (builtIn(name)) {
       data.profiles[name] = {};
       return { name, cleared: true };

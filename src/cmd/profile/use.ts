@@ -1,12 +1,7 @@
 import type { Command } from 'commander';
 import { hostOf } from '../../config/base-url.js';
-import {
-  savedProfile,
-  unknownProfile,
-  warnOverrides,
-  type ConfigDeps,
-  type ProfileSummary,
-} from './view.js';
+import { checkProfileExists } from '../../config/resolve-target.js';
+import { savedProfile, warnOverrides, type ConfigDeps, type ProfileSummary } from './view.js';
 import { isProtected, type ConfigData } from '../../config/store.js';
 import { UsageError } from '../../core/errors.js';
 import { examples } from '../shared/help-text.js';
@@ -14,7 +9,7 @@ import type { Session, SessionSource } from '../shared/session.js';
 
 export async function useProfile(name: string, deps: ConfigDeps): Promise<ProfileSummary> {
   await deps.config.update((data) => {
-    if (!(name in data.profiles)) throw unknownProfile(name);
+    checkProfileExists(data, name);
     data.activeProfile = name;
   });
   return savedProfile(name, deps);

@@ -1,6 +1,7 @@
 import { keyHint } from '../../config/key-hint.js';
 import type { Env } from '../../config/paths.js';
 import {
+  checkProfileExists,
   chooseProfile,
   effectiveSettings,
   type ChosenProfile,
@@ -8,7 +9,6 @@ import {
 } from '../../config/resolve-target.js';
 import { isProtected, type ConfigStore } from '../../config/store.js';
 import { checkRateStore } from '../../config/rate-store.js';
-import { UsageError } from '../../core/errors.js';
 import type { Column } from '../../output/render.js';
 import type { Session } from '../shared/session.js';
 
@@ -41,12 +41,6 @@ export function profileInUse(deps: ViewDeps): ChosenProfile | undefined {
   } catch {
     return undefined;
   }
-}
-
-export function unknownProfile(name: string): UsageError {
-  return new UsageError(`there is no profile named "${name}"`, {
-    hint: `See \`pets profile list\`, or create it with \`pets profile set ${name} --base-url <url>\`.`,
-  });
 }
 
 export function listProfiles(deps: ViewDeps): ProfileSummary[] {
@@ -86,9 +80,8 @@ function rateStoreShown(
 }
 
 export function showProfile(name: string, deps: ViewDeps): ProfileSummary {
-  const summary = listProfiles(deps).find((profile) => profile.name === name);
-  if (!summary) throw unknownProfile(name);
-  return summary;
+  checkProfileExists(deps.config.read(), name);
+  return listProfiles(deps).find((profile) => profile.name === name)!;
 }
 
 /** A profile as saved in the config, without the environment's overrides. */

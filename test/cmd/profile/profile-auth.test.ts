@@ -282,3 +282,62 @@ describe('auth', () => {
     }
   });
 });
+
+describe("profile names that are Object's own", () => {
+  it('a hand-edited profile "__proto__" is listed, shown, used and kept by the next write', async () => {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const profiles = JSON.parse('{"__proto__":{"baseUrl":"BASE","apiKey":"KEY"}}');
+    profiles.__proto__.baseUrl = sandbox.baseUrl;
+    profiles.__proto__.apiKey = sandbox.key;
+    const text = JSON.stringify({ activeProfile: '__proto__', profiles });
+    writeFileSync(join(dir, 'config.json'), text, { mode: 0o600 });
+    const listed = JSON.parse((await run(['profile', 'list', '--json'])).stdout);
+    expect(listed.map((p: { name: string }) => p.name)).toEqual([
+      '__proto__',
+      'production',
+      'staging',
+    ]);
+    expect((await run(['profile', 'show', '__proto__', '--json'])).code).toBe(0);
+    expect((await run(['list'])).code).toBe(0);
+    await run(['profile', 'set', 'other', '--base-url', 'https://other.example.com/v1']);
+    const saved = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+    expect(Object.keys(saved.profiles)).toContain('__proto__');
+    expect(Object.getOwnPropertyDescriptor(saved.profiles, '__proto__')?.value.apiKey).toBe(
+      sandbox.key,
+    );
+  });
+
+  it.each(['toString', 'constructor', 'valueOf', 'hasOwnProperty'])(
+    '"%s" is no profile: logout and remove refuse it, and nothing is added',
+    async (name) => {
+      await run(['profile', 'set', 'dev', '--base-url', 'https://dev.example.com/v1']);
+      const before = readFileSync(join(dir, 'config.json'), 'utf8');
+      for (const args of [
+        ['auth', 'logout', '--profile', name],
+        ['profile', 'remove', name, '--yes'],
+        ['profile', 'use', name],
+        ['profile', 'show', name],
+      ]) {
+        const result = await run(args);
+        expect(result.code, args.join(' ')).toBe(2);
+        expect(result.stderr).toMatch(new RegExp(`^error: there is no profile named "${name}"`));
+      }
+      expect(readFileSync(join(dir, 'config.json'), 'utf8')).toBe(before);
+    },
+  );
+
+  it('a mistyped profile gets "did you mean", and no hint to create the typo', async () => {
+    const result = await run(['--profile', 'stagign', 'list']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'error: there is no profile named "stagign" (from --profile); did you mean "staging"?\n' +
+        'See `pets profile list`.\n',
+    );
+    const far = await run(['profile', 'use', 'qa']);
+    expect(far.stderr).toBe(
+      'error: there is no profile named "qa"\n' +
+        'See `pets profile list`, or make it: pets profile set qa --base-url <url>\n',
+    );
+  });
+});
