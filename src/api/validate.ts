@@ -1,4 +1,4 @@
-import { parseJson, type JsonValue } from '../json/int64-json.js';
+import { parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
 import { isPetStatus, toInt64, type ApiErrorBody, type Pet } from './contract.js';
 
 /** A response that does not match the contract; `path` locates the bad value (e.g. `$[3].id`). */
@@ -18,10 +18,11 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 }
 
 function readInt64(record: JsonObject, field: string, path: string): bigint {
-  const value = toInt64(record[field]);
-  if (value === undefined)
-    throw new ContractViolation(`${path}.${field}`, 'is not an int64 integer');
-  return value;
+  const given = record[field];
+  const value = toInt64(given);
+  if (value !== undefined) return value;
+  const shown = given === undefined ? 'it is missing' : stringifyJson(given).slice(0, 40);
+  throw new ContractViolation(`${path}.${field}`, `is not an int64 integer as written: ${shown}`);
 }
 
 /** Checks a Pet. Fields the contract does not name are kept, so `--json` shows what was sent. */

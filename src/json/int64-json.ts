@@ -39,9 +39,9 @@ const FRACTION_OR_EXPONENT = /\d[.eE]/;
 
 export interface ParseOptions {
   /**
-   * A number written with a fraction or an exponent (1.0, 1e3) becomes NaN, which no integer
-   * check accepts: input records take integers as digits only, as flags and CSV do, instead
-   * of sending 1e3 as 1000.
+   * A number written with a fraction or an exponent (1.0, 1e3) is kept as written (a
+   * JSON.rawJSON object, which stringifyJson writes back as it was), and no integer check
+   * accepts it: an id is digits only, in records read as in answers, as in flags and CSV.
    */
   integersAsDigitsOnly?: boolean;
 }
@@ -52,9 +52,11 @@ const exact: Reviver = (_key, value, context) =>
     ? BigInt(context.source)
     : value;
 
-/** As `exact`, and a number with a fraction or an exponent as NaN. */
+/** As `exact`, and a number with a fraction or an exponent as its text. */
 const exactDigitsOnly: Reviver = (key, value, context) =>
-  typeof value === 'number' && !isInteger(context.source) ? NaN : exact(key, value, context);
+  typeof value === 'number' && !isInteger(context.source)
+    ? JSON.rawJSON(context.source!)
+    : exact(key, value, context);
 
 function isInteger(source: string | undefined): source is string {
   return source !== undefined && !/[.eE]/.test(source);

@@ -189,6 +189,26 @@ describe('PetsApi against a faulty server', () => {
     ['an object instead of an array', '{"pets":[]}', /\$ is not an array/],
     ['a pet without a name', '[{"id":1,"categoryId":2}]', /\$\[0\]\.name is not a string/],
     ['a fractional id', '[{"id":1.5,"name":"A","categoryId":2}]', /\$\[0\]\.id is not an int64/],
+    [
+      'an id of 1.0',
+      '[{"id":1.0,"name":"A","categoryId":2}]',
+      /\$\[0\]\.id is not an int64 integer as written: 1\.0$/,
+    ],
+    [
+      'an id of 1e3',
+      '[{"id":1,"name":"A","categoryId":2},{"id":1e3,"name":"B","categoryId":2}]',
+      /\$\[1\]\.id is not an int64 integer as written: 1e3$/,
+    ],
+    [
+      'an id a double reads as 1',
+      '[{"id":1.0000000000000001,"name":"A","categoryId":2}]',
+      /\$\[0\]\.id is not an int64 integer as written: 1\.0000000000000001$/,
+    ],
+    [
+      'a categoryId of 42.0',
+      '[{"id":1,"name":"A","categoryId":42.0}]',
+      /\$\[0\]\.categoryId is not an int64 integer as written: 42\.0$/,
+    ],
     ['an id beyond int64', '[{"id":9223372036854775808,"name":"A","categoryId":2}]', /\$\[0\]\.id/],
     ['an unknown status', '[{"id":1,"name":"A","categoryId":2,"status":"lost"}]', /status/],
   ])('refuses %s with exit 7', async (_case, body, why) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { toInt64 } from '../../src/api/contract.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../../src/json/int64-json.js';
 
 describe('parseJson', () => {
@@ -139,9 +140,18 @@ describe('parseJson errors', () => {
       a: [{ id: -9223372036854775808n }],
       b: 1500,
     });
-    expect(parseJson('[1, 1.0, 1e3, 9223372036854775807]', { integersAsDigitsOnly: true })).toEqual(
-      [1, NaN, NaN, 9223372036854775807n],
-    );
+    // A fraction or an exponent is kept as written, which no integer check takes.
+    const digitsOnly = parseJson('[1, 1.0, 1e3, 1.0000000000000001, 9223372036854775807]', {
+      integersAsDigitsOnly: true,
+    }) as unknown[];
+    expect(stringifyJson(digitsOnly)).toBe('[1,1.0,1e3,1.0000000000000001,9223372036854775807]');
+    expect(digitsOnly.map(toInt64)).toEqual([
+      1n,
+      undefined,
+      undefined,
+      undefined,
+      9223372036854775807n,
+    ]);
     // Digits inside a string are not a number.
     expect(parseJson('["1.5", "12345678901234567"]', { integersAsDigitsOnly: true })).toEqual([
       '1.5',
