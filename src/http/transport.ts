@@ -23,8 +23,10 @@ export interface Transport {
 }
 
 // Failures that happen before a byte of the request can have left this machine, so even a
-// POST is known not to have reached the server.
+// POST is known not to have reached the server: out of file handles, no socket was made.
 const NEVER_CONNECTED = new Set([
+  'EMFILE',
+  'ENFILE',
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
@@ -188,8 +190,21 @@ function networkError(
   error: unknown,
   timedOut: boolean,
   timeoutMs: number,
-): NetworkError {
+): NetworkError | ServerError {
   const code = codeOf(error);
+  // An answer that is not HTTP (llhttp's parser refused it, or its headers are past the
+  // limit) comes back the same however often it is asked for: final, as a bad body is.
+  const notHttp =
+    (error as Error | null)?.name === 'HTTPParserError'
+      ? /\(([^)]*)\)$/.exec((error as Error).message)?.[1]
+      : code === 'UND_ERR_HEADERS_OVERFLOW' && `headers over 16 KiB, ${code}`;
+  if (notHttp) {
+    return new ServerError(
+      'bad_response',
+      `${req.method} ${req.url}: the answer is not valid HTTP/1.1 (${notHttp})`,
+      { hint: 'Check that the base URL points at the Animal Store API v1.', cause: error },
+    );
+  }
   const problem = code && certificateProblem(code, req.url);
   if (problem) {
     // Final: trying again meets the same certificate. The handshake failed before the request

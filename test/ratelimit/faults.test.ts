@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { fakeClock, type FakeClock } from '../helpers/fake-clock.js';
 import {
@@ -259,6 +259,41 @@ describe('server and network faults', () => {
     script((_req, _res, socket) => socket.destroy(), ok());
     expect((await pets('list')).code).toBe(0);
     expect(fault.requests).toHaveLength(2);
+  });
+
+  it.each([
+    ['a header line that is no header', 'HTTP/1.1 200 OK\r\nno colon here\r\n\r\n'],
+    ['a status line that is no HTTP', 'HTTP/9 OK\r\n\r\n'],
+    ['headers past 16 KiB', `HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`],
+  ])('an answer that is not HTTP (%s): exit 7 at once, never asked again', async (_, raw) => {
+    script((_req, _res, socket) => socket.end(raw));
+    const result = await pets('list');
+    expect(result.code).toBe(7);
+    expect(result.stderr).toMatch(
+      /^error: GET .*\/pets: the answer is not valid HTTP\/1\.1 \((Invalid header token|Expected dot|headers over 16 KiB, UND_ERR_HEADERS_OVERFLOW)\)\n/,
+    );
+    expect(fault.requests).toHaveLength(1);
+  });
+
+  it('out of file handles (EMFILE) on a create: nothing was sent, the pet was not created', async () => {
+    const net = await import('node:net');
+    const connect = vi.spyOn(net.default, 'connect').mockImplementation(() => {
+      const socket = new net.Socket();
+      const error = Object.assign(new Error('connect EMFILE'), { code: 'EMFILE' });
+      process.nextTick(() => socket.destroy(error));
+      return socket;
+    });
+    try {
+      const result = await pets('add', '--name', 'Rex', '--category-id', '2');
+      expect(result.code).toBe(6);
+      expect(result.stderr).toMatch(
+        /failed: EMFILE \(5 attempts\); nothing reached the server: the pet was not created\n/,
+      );
+      expect(result.stderr).not.toContain('may have been created');
+    } finally {
+      connect.mockRestore();
+    }
+    expect(fault.requests).toHaveLength(0);
   });
 
   it('a server that hangs past --timeout: exit 6, not retried', async () => {
