@@ -122,7 +122,7 @@ export function folderWriteError(error: unknown, folder: string, what: string): 
   const code = codeOf(error);
   if (code === 'ENOTDIR' || code === 'EEXIST') {
     return new UsageError(`${what} ${folder} cannot be made: a file is in its way (${code})`, {
-      hint: 'Move the file, or set PETS_CONFIG_DIR to a folder of your own.',
+      hint: 'Move the file, or set PETS_CONFIG_DIR to a folder of your own: every command keeps its rate-limit state there.',
     });
   }
   const reason = code === undefined ? undefined : WRITE_FAILURES[code];

@@ -20,7 +20,7 @@ export function configDir(env: Env): string {
       : join(value, variable === 'HOME' ? '.config' : '', 'pets');
   }
   throw new UsageError(
-    `${variable} is ${value ? `"${value}", not an absolute path` : 'empty'}, so pets has no folder for its config`,
+    `${variable} is ${value ? `"${value}", not an absolute path` : 'empty'}, so pets has no folder for its config and rate-limit state`,
     {
       code: 'no_config_folder',
       hint: `Set ${variable} to an absolute path${variable === 'PETS_CONFIG_DIR' ? '' : ', or PETS_CONFIG_DIR to a folder for pets'}.`,

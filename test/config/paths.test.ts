@@ -26,7 +26,7 @@ describe('configDir and cacheDir', () => {
   it.each([
     [
       { HOME: '' },
-      /^HOME is empty, so pets has no folder for its config$/,
+      /^HOME is empty, so pets has no folder for its config and rate-limit state$/,
       /^Set HOME to an absolute path, or PETS_CONFIG_DIR/,
     ],
     [{ HOME: 'home' }, /^HOME is "home", not an absolute path/, /^Set HOME /],

@@ -223,7 +223,7 @@ describe('a config folder that is not a usable absolute path', () => {
     const listed = run(['profile', 'list']);
     expect(listed.status).toBe(2);
     expect(listed.stderr).toBe(
-      'error: HOME is empty, so pets has no folder for its config\n' +
+      'error: HOME is empty, so pets has no folder for its config and rate-limit state\n' +
         'Set HOME to an absolute path, or PETS_CONFIG_DIR to a folder for pets.\n',
     );
     expect(readdirSync(cwd)).toEqual([]);
@@ -243,7 +243,7 @@ describe('a config folder that is not a usable absolute path', () => {
         expect(run.code).toBe(2);
         expect(run.stderr).toBe(
           `error: the config folder ${folder(file)} cannot be made: a file is in its way (${code})\n` +
-            'Move the file, or set PETS_CONFIG_DIR to a folder of your own.\n',
+            'Move the file, or set PETS_CONFIG_DIR to a folder of your own: every command keeps its rate-limit state there.\n',
         );
       }
     },

@@ -50,7 +50,8 @@ Protected profiles
 
 The config folder
 
-  $PETS_CONFIG_DIR, else $XDG_CONFIG_HOME/pets, else ~/.config/pets. The folder is
+  $PETS_CONFIG_DIR, else $XDG_CONFIG_HOME/pets, else ~/.config/pets, from an
+  absolute path only: an empty HOME or a relative one is exit 2. The folder is
   0700 and config.json 0600. A folder or config.json that another user owns, that
   others can write, or that is a link, is refused (exit 2) with the chown or chmod
   that fixes it; so is its state folder, state/, where processes on one key share
