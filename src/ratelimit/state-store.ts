@@ -67,15 +67,17 @@ export function encodeState(state: GateState): string {
   return `${JSON.stringify(state)}\n`;
 }
 
-// The latest moment a state may hold (2100-01-01): a floor past it (1e300, say) would end
-// every wait on the key, and Date cannot even show it.
-const LATEST_MS = 4_102_444_800_000;
+// The latest moments a state may hold: a moment seen before 2100 (a floor of 1e300, say,
+// would end every wait on the key, and Date cannot even show it), a deadline before 2300 (a
+// Retry-After is kept for up to a century, rate-headers.ts).
+const SEEN_BEFORE_MS = Date.UTC(2100, 0, 1);
+const UNTIL_BEFORE_MS = Date.UTC(2300, 0, 1);
 
 /**
  * Reads back what `encodeState` wrote, found at `place`: no text is no state. So is a state
- * holding a value pets never writes (not JSON, a field of another type, a time that is not a
- * moment before 2100, a negative count), since acting on it could send into a block or fail
- * every command: it is set aside whole, and `warn` hears of it once.
+ * holding a value pets never writes (not JSON, a field of another type, a time past those,
+ * a negative count), since acting on it could send into a block or fail every command: it
+ * is set aside whole, and `warn` hears of it once.
  */
 export function stateDecoder(place: string, warn?: (line: string) => void) {
   let warned = false;
@@ -120,43 +122,46 @@ function revive(text: string): GateState | string {
  */
 const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | undefined } = {
   refusals: (value) => {
-    const read = numbers(value, { count, sinceMs: time, lastWaitMs: time, ended: count });
+    const read = numbers(value, { count, sinceMs: seen, lastWaitMs: until, ended: count });
     if (!read) return undefined;
     const { ended, ...rest } = read;
     return { ...rest, status: (value as { status?: unknown }).status === 503 ? 503 : 429, ended };
   },
-  limitSeenAtMs: time,
-  cooldownUntilMs: time,
+  limitSeenAtMs: seen,
+  cooldownUntilMs: until,
   cooldownCode: (value) => (typeof value === 'string' ? value : undefined),
-  quota: (value) => numbers(value, { limit: count, remaining: count, resetAtMs: time }),
+  quota: (value) => numbers(value, { limit: count, remaining: count, resetAtMs: until }),
   probe: (value) => {
     const id = (value as { id?: unknown } | null)?.id;
-    const read = numbers(value, { untilMs: time });
+    const read = numbers(value, { untilMs: until });
     return typeof id === 'string' && read ? { id, ...read, ...flag(value, 'unplaced') } : undefined;
   },
   inFlight: (value) =>
     entriesOf(value, (claim) => {
-      const read = numbers(claim, { untilMs: time, ended: count });
+      const read = numbers(claim, { untilMs: until, ended: count });
       return read && { ...read, ...flag(claim, 'unplaced') };
     }),
   demand: (value) =>
     entriesOf(value, (said) => {
-      const read = numbers(said, { count, untilMs: time });
+      const read = numbers(said, { count, untilMs: until });
       return read && { ...read, ...flag(said, 'short') };
     }),
-  spread: (value) => numbers(value, { resetAtMs: time, fromMs: time, remaining: count }),
-  crowdedUntilMs: time,
-  shortSeenAtMs: time,
+  spread: (value) => numbers(value, { resetAtMs: until, fromMs: seen, remaining: count }),
+  crowdedUntilMs: until,
+  shortSeenAtMs: seen,
   ended: count,
   unlimited: (value) => (value === true ? true : undefined),
-  seenServerMs: time,
-  seenAtLocalMs: time,
+  seenServerMs: seen,
+  seenAtLocalMs: seen,
   leases: (value) => entriesOf(value, count),
 };
 
-/** A moment (or a wait) as pets writes one: from the epoch to LATEST_MS. */
-function time(value: unknown): number | undefined {
-  return typeof value === 'number' && value >= 0 && value < LATEST_MS ? value : undefined;
+function seen(value: unknown): number | undefined {
+  return typeof value === 'number' && value >= 0 && value < SEEN_BEFORE_MS ? value : undefined;
+}
+
+function until(value: unknown): number | undefined {
+  return typeof value === 'number' && value >= 0 && value < UNTIL_BEFORE_MS ? value : undefined;
 }
 
 function count(value: unknown): number | undefined {

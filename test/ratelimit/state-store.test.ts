@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { fileStore } from '../../src/ratelimit/state-store.js';
 import type { GateState } from '../../src/ratelimit/policy.js';
+import { LONGEST_WAIT_MS } from '../../src/ratelimit/rate-headers.js';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempConfigDir } from '../helpers/config-dir.js';
 import { runMain } from '../helpers/run-main.js';
@@ -164,6 +165,7 @@ describe('a state pets never wrote', () => {
   it.each([
     ['a floor past any plausible time', { seenServerMs: 1e300 }],
     ['a cooldown Date cannot show', { cooldownUntilMs: 1e300 }],
+    ['a Date read from a server in 2200', { seenServerMs: Date.UTC(2200, 0, 1) }],
     ['a negative time', { limitSeenAtMs: -1 }],
     ['a negative count', { ended: -1 }],
     ['a count that is not whole', { quota: { limit: 3, remaining: 0.5, resetAtMs: now } }],
@@ -182,6 +184,15 @@ describe('a state pets never wrote', () => {
     // The next change starts from nothing, and writes a state pets can read.
     await store.update((state) => ({ state: { ...state, ended: 1 }, result: undefined }));
     expect(fileStore(dir, 'bad').read()).toEqual({ ended: 1 });
+  });
+
+  it('keeps a cooldown a century long: pets keeps a Retry-After up to one', async () => {
+    const store = fileStore(tempConfigDir(), 'century');
+    const cooldownUntilMs = now + LONGEST_WAIT_MS;
+    await store.update(() => ({ state: { ...good, cooldownUntilMs }, result: undefined }));
+    expect(fileStore(dirname(store.folder!), 'century').read().cooldownUntilMs).toBe(
+      cooldownUntilMs,
+    );
   });
 
   it('not JSON at all: set aside, and said', () => {
