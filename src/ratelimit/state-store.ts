@@ -67,11 +67,13 @@ export function encodeState(state: GateState): string {
   return `${JSON.stringify(state)}\n`;
 }
 
-// The latest moments a state may hold: a moment seen before 2100 (a floor of 1e300, say,
-// would end every wait on the key, and Date cannot even show it), a deadline before 2300 (a
-// Retry-After is kept for up to a century, rate-headers.ts).
-const SEEN_BEFORE_MS = Date.UTC(2100, 0, 1);
-const UNTIL_BEFORE_MS = Date.UTC(2300, 0, 1);
+// A time as pets writes one: a moment seen before 2100 (a floor of 1e300, say, would end
+// every wait on the key, and Date cannot even show it), a deadline before 2300 (a Retry-After
+// is kept for up to a century, rate-headers.ts).
+const before = (latestMs: number) => (value: unknown) =>
+  typeof value === 'number' && value >= 0 && value < latestMs ? value : undefined;
+const seen = before(Date.UTC(2100, 0, 1));
+const until = before(Date.UTC(2300, 0, 1));
 
 /**
  * Reads back what `encodeState` wrote, found at `place`: no text is no state. So is a state
@@ -85,12 +87,11 @@ export function stateDecoder(place: string, warn?: (line: string) => void) {
     if (text === '') return EMPTY_STATE;
     const state = revive(text);
     if (typeof state !== 'string') return state;
-    if (!warned) {
-      warned = true;
+    if (!warned)
       warn?.(
         `the rate-limit state ${place} was set aside (${state}, a value pets never writes); pets learns the key's limits from the server again`,
       );
-    }
+    warned = true;
     return EMPTY_STATE;
   };
 }
@@ -155,14 +156,6 @@ const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | und
   seenAtLocalMs: seen,
   leases: (value) => entriesOf(value, count),
 };
-
-function seen(value: unknown): number | undefined {
-  return typeof value === 'number' && value >= 0 && value < SEEN_BEFORE_MS ? value : undefined;
-}
-
-function until(value: unknown): number | undefined {
-  return typeof value === 'number' && value >= 0 && value < UNTIL_BEFORE_MS ? value : undefined;
-}
 
 function count(value: unknown): number | undefined {
   return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
