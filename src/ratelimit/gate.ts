@@ -769,14 +769,14 @@ export class RateGate {
     const answeredAt = this.time.steadyNow();
     this.time.measure(readDate(response.headers), sentAt, answeredAt);
     const placed = this.time.placedOffsetMs ?? 0;
-    const heard = readRateHeaders(response.headers, answeredAt, this.time.measuredOffsetMs, placed);
-    // rate-headers.ts places Reset on the steady clock; the state keeps it on the server's,
-    // no earlier than it may be, and so a wait from the server's now.
+    const heard = readRateHeaders(response, answeredAt + placed);
+    // The state keeps Reset on the server's clock, no earlier than it may be, and so a wait
+    // from the server's now.
     const slack = this.time.uncertaintyMs;
     const retryAfterMs = heard.retryAfterMs === undefined ? undefined : heard.retryAfterMs + slack;
     const window = heard.window && {
       ...heard.window,
-      resetAtMs: heard.window.resetAtMs + placed + (heard.resetFromNow ? slack : 0),
+      resetAtMs: heard.window.resetAtMs + (heard.resetFromNow ? slack : 0),
     };
     let now = 0;
     let stop = false;

@@ -1,6 +1,22 @@
-// The one reader of rate-limit headers: X-RateLimit-* (the contract), the IETF draft's
-// RateLimit and RateLimit-Policy fields (and its earlier RateLimit-Limit/-Remaining/-Reset),
-// and Retry-After. Pure functions of (headers, now); only the rate gate calls them.
+// The one reader of rate-limit headers: a pure function of (answer, the server's now); only the
+// rate gate calls it. Every dialect deployed limiters send is read into one window (Limit,
+// Remaining, Reset); `pets help rate-limits` shows each with an example:
+//   X-RateLimit-Limit/-Remaining/-Reset   the contract; express-rate-limit's legacy headers,
+//                                         @fastify/rate-limit, koa-ratelimit (X-Rate-Limit-* too)
+//   RateLimit-Limit/-Remaining/-Reset     IETF draft 6, with RateLimit-Policy: 20;w=10
+//   RateLimit: limit=20, remaining=19, reset=10          IETF draft 7, with the same Policy
+//   RateLimit: "p";r=19;t=10, RateLimit-Policy: "p";q=20;w=10   IETF draft 8 and later
+//   Retry-After: seconds or an HTTP-date, on any answer (429 and 503 alike)
+// Reset, in any dialect, is read by its magnitude against the server's now: Unix seconds or
+// milliseconds, else seconds (or milliseconds) from now.
+//
+// Headers that contradict themselves are no information, never a reason to wait: an answer the
+// limiter let through (anything but 429 and 503) proves the window allowed it, so its Limit 0,
+// a Remaining above the Limit, or a Reset of 0 (a mock's placeholders: no limiter's window
+// ends at the epoch) tell nothing; the answer is believed over its headers. A header that is
+// plausible and alarming is obeyed: Remaining 0 with a Reset ahead, or with a Reset that does
+// not read or is already past (a gateway's stale clock, whose Remaining may still be true:
+// sending on it gets 429s in a row), until a window has surely passed.
 
 import type { HttpResponse } from '../http/types.js';
 
@@ -13,7 +29,7 @@ export const RATE_LIMIT_HEADERS = {
   reset: 'x-ratelimit-reset',
 } as const;
 
-/** The server's window, with Reset on this machine's clock. */
+/** The server's window, with Reset on the server's clock. */
 export interface ServerWindow {
   limit: number;
   remaining: number;
@@ -21,11 +37,6 @@ export interface ServerWindow {
 }
 
 export interface RateHeaders {
-  /**
-   * How far the server's clock is ahead of this one, as best known (never more than it is);
-   * undefined when neither this answer nor an earlier one had a Date.
-   */
-  clockOffsetMs?: number;
   window?: ServerWindow;
   /** The server's wait, from Retry-After: the largest of its values, never shortened. */
   retryAfterMs?: number;
@@ -37,9 +48,10 @@ export interface RateHeaders {
 }
 
 /**
- * A Reset that cannot be read (garbage, missing): the window is taken to end this long after
- * the latest answer, when a window of the contract's (a minute) has surely passed. Remaining
- * is still honoured: at 0 nothing goes until then, and then one request asks again.
+ * A Reset that cannot be read (garbage, missing), with no window length given: the window is
+ * taken to end this long after the answer, when a window of the contract's (a minute) has
+ * surely passed. Remaining is still honoured: at 0 nothing goes until then, and then one
+ * request asks again.
  */
 export const UNREADABLE_RESET_WAIT_MS = 60_000;
 
@@ -47,12 +59,17 @@ export const UNREADABLE_RESET_WAIT_MS = 60_000;
 // most a day away, plus slack for clocks.
 const MAX_RESET_DISTANCE_MS = 26 * 3600 * 1000;
 
-/** Every value of a header: repeated headers come as arrays, or joined by commas. */
-function values(headers: Headers, name: string): string[] {
-  const value = headers[name];
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).flatMap((text) => text.split(','));
-}
+// Date and a Reset in seconds are each cut to the second, so a Reset may read up to this much
+// before the server's now while the window it names is still the current one.
+const RESET_ROUNDING_MS = 2_000;
+
+/**
+ * A wait longer than 50 years is kept as 50 years: still a reason to give up (exit 5), and
+ * still a moment the state keeps (before 2100).
+ */
+export const LONGEST_WAIT_MS = 50 * 365 * 24 * 3600 * 1000;
+
+const HTTP_DATE = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 function first(headers: Headers, name: string): string | undefined {
   const value = headers[name];
@@ -65,11 +82,6 @@ function wholeNumber(text: string | undefined): number | undefined {
   return Number(trimmed);
 }
 
-/** A wait longer than a century is kept as a century: still a reason to give up (exit 5). */
-export const LONGEST_WAIT_MS = 100 * 365 * 24 * 3600 * 1000;
-
-const HTTP_DATE = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-
 /**
  * Retry-After in ms from `serverNowMs`: delta-seconds (a fraction rounds up to the next whole
  * second), or an HTTP-date. A value too large to mean anything is kept as a very long wait:
@@ -79,7 +91,6 @@ export function parseRetryAfter(text: string, serverNowMs: number): number | und
   const value = text.trim();
   if (/^\d+(\.\d+)?$/.test(value))
     return Math.min(Math.ceil(Number(value)) * 1000, LONGEST_WAIT_MS);
-  // A date: commas inside it were split off by values(); join them back before reading.
   if (!HTTP_DATE.test(value)) return undefined;
   const at = Date.parse(value);
   return Number.isNaN(at) ? undefined : Math.min(Math.max(0, at - serverNowMs), LONGEST_WAIT_MS);
@@ -89,208 +100,152 @@ export function parseRetryAfter(text: string, serverNowMs: number): number | und
 function retryAfter(headers: Headers, serverNowMs: number): number | undefined {
   const raw = headers['retry-after'];
   if (raw === undefined) return undefined;
-  const texts = Array.isArray(raw) ? raw : [raw];
   // An HTTP-date holds a comma, so try each whole value first, then its comma-separated parts.
-  const waits = texts.flatMap((text) => {
+  const waits = (Array.isArray(raw) ? raw : [raw]).flatMap((text) => {
     const whole = parseRetryAfter(text, serverNowMs);
-    if (whole !== undefined) return [whole];
-    return text.split(',').map((part) => parseRetryAfter(part, serverNowMs));
+    return whole !== undefined
+      ? [whole]
+      : text.split(',').map((part) => parseRetryAfter(part, serverNowMs));
   });
   const known = waits.filter((ms): ms is number => ms !== undefined);
   return known.length === 0 ? undefined : Math.max(...known);
 }
 
-interface Parsed {
+/** One dialect's fields, as sent. */
+interface Fields {
   limit?: number;
   remaining?: number;
-  /** Reset as a moment on the server's clock. */
-  resetAtMs?: number;
-  /** Reset was given as a time from the server's now. */
-  fromNow?: boolean;
+  reset?: string;
+  /** The window's length in seconds (RateLimit-Policy's w=), when given. */
+  windowSeconds?: number;
 }
-
-/** A number of seconds or milliseconds, perhaps with a fraction. */
-function resetNumber(text: string | undefined): number | undefined {
-  const trimmed = text?.trim();
-  if (trimmed === undefined || !/^\d{1,15}(\.\d{1,6})?$/.test(trimmed)) return undefined;
-  return Number(trimmed);
-}
-
-const near = (atMs: number, serverNowMs: number) =>
-  Math.abs(atMs - serverNowMs) <= MAX_RESET_DISTANCE_MS;
-
-// Date and a Reset in seconds are each cut to the second, so a Reset may read up to this much
-// before the server's now while the window it names is still the current one.
-const RESET_ROUNDING_MS = 2_000;
 
 /**
- * Whether a Reset names the end of a window the server is in: near its now, and not past.
- * A Reset well before the server's own Date names no window: at Remaining 0 it would let a
- * request go at once, into the block.
+ * A header's list members (repeated headers, or joined by commas), each as its item and
+ * parameters: `"p";r=5;t=30` → item p, {r: 5, t: 30}; `limit=20` → item 20 under key limit.
  */
-const currentReset = (atMs: number, serverNowMs: number) =>
-  near(atMs, serverNowMs) && atMs >= serverNowMs - RESET_ROUNDING_MS;
-
-/**
- * X-RateLimit-Reset as a moment on the server's clock, read by its magnitude against the
- * server's now (from its Date): a Unix time in seconds (the contract's form), or in
- * milliseconds; else seconds from now (as many APIs and the IETF draft write it), or
- * milliseconds from now when as seconds it would be more than a day. No reading fits garbage,
- * nor a time far from the server's now: undefined.
- */
-function readReset(text: string | undefined, serverNowMs: number): Parsed {
-  const value = resetNumber(text);
-  if (value === undefined) return {};
-  if (near(value * 1000, serverNowMs)) return { resetAtMs: Math.ceil(value * 1000) };
-  if (near(value, serverNowMs)) return { resetAtMs: Math.ceil(value) };
-  // 0 from now would say a used-up window is open already: more likely an epoch misread.
-  if (value === 0) return {};
-  // From now: in seconds, else in milliseconds, whichever is within a day.
-  const fromNowMs = [value * 1000, value].find((ms) => ms <= MAX_RESET_DISTANCE_MS);
-  return fromNowMs === undefined
-    ? {}
-    : { resetAtMs: serverNowMs + Math.ceil(fromNowMs), fromNow: true };
+function members(headers: Headers, name: string) {
+  const value = headers[name];
+  const texts = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return texts
+    .flatMap((text) => text.split(','))
+    .map((text) => {
+      const [head = '', ...rest] = text.split(';').map((part) => part.trim());
+      const pair = (part: string) => {
+        const at = part.indexOf('=');
+        return at < 0 ? ['', part] : [part.slice(0, at).trim(), part.slice(at + 1).trim()];
+      };
+      const [key, item] = pair(head);
+      const params = new Map(rest.map((part) => pair(part) as [string, string]));
+      return { key, item: item!.replace(/^"|"$/g, ''), params };
+    });
 }
 
-/** X-RateLimit-*: Reset in whichever form its magnitude tells. */
-function contractFields(headers: Headers, serverNowMs: number): Parsed | undefined {
-  const remaining = wholeNumber(first(headers, RATE_LIMIT_HEADERS.remaining));
+/** X-RateLimit-* (or X-Rate-Limit-*), and the draft 6 RateLimit-*: Reset in whichever form. */
+function separateFields(headers: Headers, prefix: string): Fields | undefined {
+  // RateLimit-Limit may carry a policy after its number ("100, 100;w=60"): the number counts.
+  const leading = (name: string) => first(headers, prefix + name)?.split(/[,;]/)[0];
+  const remaining = wholeNumber(leading('remaining'));
   if (remaining === undefined) return undefined;
-  return {
-    limit: wholeNumber(first(headers, RATE_LIMIT_HEADERS.limit)),
-    remaining,
-    ...readReset(first(headers, RATE_LIMIT_HEADERS.reset), serverNowMs),
-  };
-}
-
-/** A structured-field list member: `"name";r=5;t=30` → name and parameters. */
-function member(text: string): { name: string; params: Map<string, string> } {
-  const [name = '', ...params] = text.split(';').map((part) => part.trim());
-  return {
-    name: name.replace(/^"|"$/g, ''),
-    params: new Map(
-      params.map((param) => {
-        const [key = '', value = ''] = param.split('=');
-        return [key.trim(), value.trim()] as const;
-      }),
-    ),
-  };
+  return { limit: wholeNumber(leading('limit')), remaining, reset: leading('reset') };
 }
 
 /**
- * The current draft: `RateLimit: "p";r=…;t=…` (remaining, seconds to reset) with
- * `RateLimit-Policy: "p";q=…;w=…` (quota, window). Of several policies, the one with the
- * fewest requests remaining binds.
+ * The IETF drafts' RateLimit field: draft 8's `"p";r=…;t=…` with `RateLimit-Policy:
+ * "p";q=…;w=…` (of several policies, the one with the fewest requests remaining binds), or
+ * draft 7's `limit=…, remaining=…, reset=…` with `RateLimit-Policy: N;w=S`.
  */
-function draftFields(headers: Headers, serverNowMs: number): Parsed | undefined {
-  const limits = values(headers, 'ratelimit').map(member);
-  const policies = new Map(
-    values(headers, 'ratelimit-policy')
-      .map(member)
-      .map((policy) => [policy.name, policy] as const),
-  );
-  let binding: Parsed | undefined;
-  for (const { name, params } of limits) {
+function rateLimitField(headers: Headers): Fields | undefined {
+  const limits = members(headers, 'ratelimit');
+  const policies = members(headers, 'ratelimit-policy');
+  const byKey = new Map(limits.map((member) => [member.key, member.item] as const));
+  if (byKey.has('remaining')) {
+    const limit = wholeNumber(byKey.get('limit'));
+    const policy = policies.find((member) => wholeNumber(member.item) === limit) ?? policies[0];
+    return {
+      limit,
+      remaining: wholeNumber(byKey.get('remaining')),
+      reset: byKey.get('reset'),
+      windowSeconds: wholeNumber(policy?.params.get('w')),
+    };
+  }
+  let binding: Fields | undefined;
+  for (const { item, params } of limits) {
     const remaining = wholeNumber(params.get('r'));
     if (remaining === undefined || (binding && binding.remaining! <= remaining)) continue;
-    const seconds = wholeNumber(params.get('t'));
-    binding = {
-      limit: wholeNumber(policies.get(name)?.params.get('q')),
-      remaining,
-      resetAtMs: seconds === undefined ? undefined : serverNowMs + seconds * 1000,
-      fromNow: true,
-    };
+    const policy = policies.find((member) => member.item === item)?.params;
+    const [limit, windowSeconds] = [policy?.get('q'), policy?.get('w')].map(wholeNumber);
+    binding = { limit, remaining, reset: params.get('t'), windowSeconds };
   }
   return binding;
 }
 
-/** The earlier draft: RateLimit-Limit, -Remaining, and -Reset in seconds from now. */
-function earlierDraftFields(headers: Headers, serverNowMs: number): Parsed | undefined {
-  // RateLimit-Limit may carry a policy after its number ("100, 100;w=60"): the number counts.
-  const leading = (name: string) => wholeNumber(first(headers, name)?.split(/[,;]/)[0]);
-  const remaining = leading('ratelimit-remaining');
-  if (remaining === undefined) return undefined;
-  const seconds = leading('ratelimit-reset');
-  return {
-    limit: leading('ratelimit-limit'),
-    remaining,
-    resetAtMs: seconds === undefined ? undefined : serverNowMs + seconds * 1000,
-    fromNow: true,
-  };
+/** The draft 6 fields, with the window length from their RateLimit-Policy. */
+function draft6Fields(headers: Headers): Fields | undefined {
+  const fields = separateFields(headers, 'ratelimit-');
+  const policy = members(headers, 'ratelimit-policy')[0];
+  return fields && { ...fields, windowSeconds: wholeNumber(policy?.params.get('w')) };
+}
+
+/**
+ * Reset as a moment on the server's clock, read by its magnitude against the server's now:
+ * a Unix time in seconds (the contract's form), or in milliseconds; else seconds from now (as
+ * the IETF drafts and many APIs write it), or milliseconds from now when as seconds it would
+ * be more than a day. A number that fits no reading (garbage, too far): undefined.
+ */
+function readReset(text: string | undefined, serverNowMs: number) {
+  const trimmed = text?.trim();
+  if (trimmed === undefined || !/^\d{1,15}(\.\d+)?$/.test(trimmed)) return undefined;
+  const value = Number(trimmed);
+  const near = (atMs: number) => Math.abs(atMs - serverNowMs) <= MAX_RESET_DISTANCE_MS;
+  if (near(value * 1000)) return { atMs: Math.ceil(value * 1000) };
+  if (near(value)) return { atMs: Math.ceil(value) };
+  // 0 is the epoch as much as "now": either way no window still running.
+  if (value === 0) return { atMs: 0 };
+  const fromNowMs = [value * 1000, value].find((ms) => ms <= MAX_RESET_DISTANCE_MS);
+  return fromNowMs === undefined
+    ? undefined
+    : { atMs: serverNowMs + Math.ceil(fromNowMs), fromNow: true as const };
+}
+
+/**
+ * What an answer says of the key's limits, with every moment on the server's clock, whose now
+ * is `serverNowMs`.
+ */
+export function readRateHeaders(
+  answer: Pick<HttpResponse, 'status' | 'headers'>,
+  serverNowMs: number,
+): RateHeaders {
+  const { headers } = answer;
+  const result: RateHeaders = {};
+  const retryAfterMs = retryAfter(headers, serverNowMs);
+  if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
+  const fields =
+    separateFields(headers, 'x-ratelimit-') ??
+    separateFields(headers, 'x-rate-limit-') ??
+    rateLimitField(headers) ??
+    draft6Fields(headers);
+  const remaining = fields?.remaining;
+  if (remaining === undefined) return result;
+  const limit = fields!.limit ?? remaining;
+  const reset = readReset(fields!.reset, serverNowMs);
+  const letThrough = answer.status !== 429 && answer.status !== 503;
+  // Contradictions: see the head of this file.
+  if (remaining > limit || (letThrough && (limit === 0 || reset?.atMs === 0))) return result;
+  if (reset && reset.atMs >= serverNowMs - RESET_ROUNDING_MS) {
+    if (reset.fromNow) result.resetFromNow = true;
+    result.window = { limit, remaining, resetAtMs: reset.atMs };
+  } else {
+    // Remaining still counts; the window ends, as far as pets knows, when one has surely
+    // passed since this answer.
+    const windowMs = (fields!.windowSeconds ?? 0) * 1000 || UNREADABLE_RESET_WAIT_MS;
+    result.window = { limit, remaining, resetAtMs: serverNowMs + windowMs };
+  }
+  return result;
 }
 
 /** The server's Date, when it sent one that reads. */
 export function readDate(headers: Headers): number | undefined {
   const date = Date.parse(first(headers, 'date') ?? '');
   return Number.isNaN(date) ? undefined : date;
-}
-
-/**
- * How far the server's clock is ahead of this one. Its Date has whole seconds, so one answer
- * tells the offset only to within a second, and always as less than it is (Date is the
- * server's time rounded down, and the answer took time to arrive). The largest sample is the
- * best: each answer that comes just after the server's second ticked brings the estimate
- * closer. A sample far from the estimate means another clock (the server's was reset), and
- * starts again.
- */
-function clockOffsetMs(
-  headers: Headers,
-  nowMs: number,
-  knownOffsetMs?: number,
-): number | undefined {
-  const date = readDate(headers);
-  if (date === undefined) return knownOffsetMs;
-  const sample = date - nowMs;
-  if (knownOffsetMs === undefined || Math.abs(sample - knownOffsetMs) > 2_000) return sample;
-  return Math.max(sample, knownOffsetMs);
-}
-
-// A Date up to a second behind this clock, plus the time the answer took, agrees with it.
-const DATE_AGREEMENT_MS = 1_100;
-
-/**
- * The offset to place the server's moments with. A server whose Date agrees with this clock
- * to within the Date's own second is taken to share it: most do, and a wait is then not
- * stretched by up to a second for the Date's rounding. A clock that is off by less than that
- * cannot be told from this one; at worst that costs a 429 as a window opens, whose Retry-After
- * is then obeyed, never a send into a known block.
- */
-export function placingOffsetMs(offsetMs: number): number {
-  return offsetMs <= 0 && offsetMs > -DATE_AGREEMENT_MS ? 0 : offsetMs;
-}
-
-/**
- * What a response says of the key's limits, on this machine's clock at `nowMs`, given what
- * earlier answers told of the server's clock (`knownOffsetMs`); `placedOffsetMs`, when given, is the
- * offset to place its moments with, as the caller knows it better (server-clock.ts).
- */
-export function readRateHeaders(
-  headers: Headers,
-  nowMs: number,
-  knownOffsetMs?: number,
-  placedOffsetMs?: number,
-): RateHeaders {
-  const learntOffsetMs = clockOffsetMs(headers, nowMs, knownOffsetMs);
-  const offsetMs = placedOffsetMs ?? placingOffsetMs(learntOffsetMs ?? 0);
-  const serverNowMs = nowMs + offsetMs;
-  const parsed =
-    contractFields(headers, serverNowMs) ??
-    draftFields(headers, serverNowMs) ??
-    earlierDraftFields(headers, serverNowMs);
-  const result: RateHeaders = learntOffsetMs === undefined ? {} : { clockOffsetMs: learntOffsetMs };
-  const retryAfterMs = retryAfter(headers, serverNowMs);
-  if (retryAfterMs !== undefined) result.retryAfterMs = retryAfterMs;
-  if (!parsed || parsed.remaining === undefined) return result;
-
-  // More remaining than the limit is a broken header, not information.
-  if (parsed.limit !== undefined && parsed.remaining > parsed.limit) return result;
-  const limit = parsed.limit ?? parsed.remaining;
-  const resetOk = parsed.resetAtMs !== undefined && currentReset(parsed.resetAtMs, serverNowMs);
-  if (resetOk && parsed.fromNow) result.resetFromNow = true;
-  result.window = resetOk
-    ? { limit, remaining: parsed.remaining, resetAtMs: parsed.resetAtMs! - offsetMs }
-    : // Remaining still counts; the window ends, as far as pets knows, when one has surely
-      // passed since this answer.
-      { limit, remaining: parsed.remaining, resetAtMs: nowMs + UNREADABLE_RESET_WAIT_MS };
-  return result;
 }

@@ -72,11 +72,6 @@ export class ServerClock {
     return this.startWallMs + (this.monotonic() - this.startSteadyMs);
   }
 
-  /** The offset measured so far (its lower bound), for rate-headers.ts to refine. */
-  get measuredOffsetMs(): number | undefined {
-    return this.offset?.lowMs;
-  }
-
   /**
    * The offset to place the server's moments with: none when every Date seen fits this
    * machine's clock (most servers share it, and a wait is then not stretched by a Date's

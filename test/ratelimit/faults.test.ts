@@ -146,7 +146,7 @@ describe('X-RateLimit-*', () => {
       sendJson(res, 200, `[${PET}]`, {
         'x-ratelimit-limit': '60',
         'x-ratelimit-remaining': '0',
-        'x-ratelimit-reset': '0',
+        'x-ratelimit-reset': 'whenever',
         'retry-after': 'whenever',
       }),
     );
@@ -156,6 +156,19 @@ describe('X-RateLimit-*', () => {
     expect(fault.requests[1]!.at - fault.requests[0]!.at).toBeGreaterThanOrEqual(
       UNREADABLE_RESET_WAIT_MS,
     );
+  });
+
+  it("a mock's Limit 0, Remaining 0, Reset 0 on a 200: the answer is believed, no wait", async () => {
+    fault.handle((_req, res) =>
+      sendJson(res, 200, `[${PET}]`, {
+        'x-ratelimit-limit': '0',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': '0',
+      }),
+    );
+    for (let run = 0; run < 3; run++) expect((await pets('list')).code).toBe(0);
+    expect(clock.sleeps).toEqual([]);
+    expect(fault.requests).toHaveLength(3);
   });
 
   it('garbage rate-limit headers: no information, no wait', async () => {

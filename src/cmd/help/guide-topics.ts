@@ -143,11 +143,34 @@ export const RATE_LIMITS_TOPIC = `Rate limits
     clocks disagree, or a clock set mid-run, never send into a block another
     learnt. A process yet to hear from the server counts from the latest server
     time another read, so its first wait may be longer, never shorter.
-    Reset may be a time in seconds or milliseconds, or
-    seconds from now. When it cannot be read at all, pets still stops at Remaining
-    0, waits a minute, then sends one request to learn the new window.
-  - The IETF draft's RateLimit and RateLimit-Policy fields, and the older
-    RateLimit-Limit, -Remaining and -Reset, are read too.
+  - Headers that contradict themselves tell nothing and are never a reason to
+    wait: on an answer the limiter let through (anything but 429 and 503), a
+    Limit of 0, a Remaining above the Limit, or a Reset of 0 (a mock's
+    placeholders, as Prism sends). The answer is believed over its headers.
+    Remaining 0 with a Reset ahead is obeyed; with a Reset that cannot be read
+    or is already past (a stale gateway, whose Remaining may still be true),
+    pets stops at Remaining 0 for the window's length (w=, else a minute), then
+    sends one request to learn the new window.
+
+Rate-limit headers understood
+
+  Every dialect is read into one window; Reset may be a Unix time in seconds or
+  milliseconds, or seconds (or milliseconds) from now. What pets reads:
+
+    X-RateLimit-Limit: 20, -Remaining: 19, -Reset: 1795913130   (the contract;
+      express-rate-limit legacy, @fastify/rate-limit, koa-ratelimit; and
+      X-Rate-Limit-*)               -> 19 of 20 left until that Unix second
+    RateLimit-Limit: 20, RateLimit-Remaining: 19, RateLimit-Reset: 10,
+      RateLimit-Policy: 20;w=10     (IETF draft 6)  -> 19 of 20 left for 10 s
+    RateLimit: limit=20, remaining=19, reset=10,
+      RateLimit-Policy: 20;w=10     (IETF draft 7)  -> 19 of 20 left for 10 s
+    RateLimit: "day";r=900;t=4000, "min";r=5;t=20,
+      RateLimit-Policy: "day";q=1000;w=86400, "min";q=60;w=60
+                                    (IETF draft 8 and later; of several
+                                    policies the fewest remaining binds)
+                                                    -> 5 of 60 left for 20 s
+    Retry-After: 30, or Retry-After: Sun, 29 Nov 2026 10:00:30 GMT, on a 429
+      or a 503                      -> nothing is sent until then
 
 Many machines on one key
 
