@@ -932,6 +932,12 @@ export class RateGate {
     block = true,
   ): E {
     if (!this.stoppedBy) {
+      // After another client showed itself, the stop's hint (the line -q leaves) says how
+      // to share the key, as the warning it silenced did.
+      if (this.saidCrowded && error instanceof RateLimitError) {
+        const share = ANOTHER_CLIENT.replace('another', 'Another');
+        (error as { hint: string | undefined }).hint = `${error.hint ?? ''} ${share}.`.trim();
+      }
       this.stoppedBy = error;
       if (text) this.sentTexts.push([error, text]);
       this.stopIsBlock = block;

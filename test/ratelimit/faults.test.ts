@@ -171,6 +171,23 @@ describe('X-RateLimit-*', () => {
     expect(fault.requests).toHaveLength(3);
   });
 
+  it('-q: a stop after another client showed up names PETS_RATE_STORE in its one error', async () => {
+    const quota = (remaining: number) => ({
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': seconds(clock.now() + 30_000),
+    });
+    // Budget left, yet refused: another client uses the key; then refused until pets stops.
+    script(
+      (_req, res) => sendJson(res, 200, `[${PET}]`, quota(9)),
+      tooMany({ 'retry-after': '1', ...quota(3) }),
+    );
+    expect((await pets('list')).code).toBe(0);
+    const run = await pets('list', '-q');
+    expect(run.code).toBe(5);
+    expect(run.stderr).toMatch(/^error: .*\n.*set PETS_RATE_STORE \(pets help rate-limits\)\.\n$/);
+  });
+
   it('garbage rate-limit headers: no information, no wait', async () => {
     fault.handle((_req, res) =>
       sendJson(res, 200, `[${PET}]`, {
