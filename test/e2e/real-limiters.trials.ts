@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { apiEnv, recordsFile } from '../helpers/api-env.js';
+import { runBinary } from '../helpers/run-binary.js';
+import { LIMITERS, measure, startPrism } from '../helpers/real-limiters.js';
+
+// A 60-record `pets add --file` against each real limiter at a realistic window (20 requests
+// per 10 s): no 429, every record created once, no 403, and within 1.1× of the least time the
+// limit allows, measured from the server's own log (its first to its last accepted request).
+// REAL_LIMITER_TRIALS runs each more than once.
+const SETTINGS = { limit: 20, windowMs: 10_000 };
+const RECORDS = 60;
+const TRIALS = Number(process.env.REAL_LIMITER_TRIALS ?? 1);
+const trials = Array.from({ length: TRIALS }, (_, i) => i + 1);
+
+describe.concurrent.each(Object.keys(LIMITERS))('%s, 20 per 10 s', (name) => {
+  it.each(trials)(
+    `a ${RECORDS}-record import, trial %i`,
+    async () => {
+      const server = await LIMITERS[name]!(SETTINGS);
+      try {
+        const env = apiEnv(server, { PETS_PROFILE: 'staging' });
+        const run = await runBinary(
+          ['add', '--file', recordsFile(env, 'import', RECORDS), '-q'],
+          env,
+        );
+        const measured = measure(server, SETTINGS);
+        console.log(`${name}: ${JSON.stringify(measured)}`);
+        expect(run.code, run.stderr).toBe(0);
+        expect(measured.limited).toBe(0);
+        expect(measured.forbidden).toBe(0);
+        const names = Array.from({ length: RECORDS }, (_, i) => `import ${i}`);
+        expect(names.map((n) => server.created.get(n))).toEqual(names.map(() => 1));
+        expect(measured.ratio).toBeLessThanOrEqual(1.1);
+      } finally {
+        await server.close();
+      }
+    },
+    120_000,
+  );
+});
+
+describe('a Prism mock of the contract', () => {
+  it(`a ${RECORDS}-record import goes at once, with no wait`, async () => {
+    const prism = await startPrism();
+    try {
+      const env = apiEnv(prism, { PETS_PROFILE: 'staging' });
+      const input = recordsFile(env, 'import', RECORDS);
+      const run = await runBinary(['add', '--file', input, '--max-wait', '0'], env);
+      expect(run.code, run.stderr).toBe(0);
+    } finally {
+      await prism.close();
+    }
+  }, 120_000);
+});
