@@ -1,0 +1,73 @@
+// Real rate limiters from npm (test/helpers/real-limiters.ts: express-rate-limit in each
+// header mode, @fastify/rate-limit, koa-ratelimit, hono-rate-limiter, rate-limiter-flexible),
+// each in front of the contract's operations in memory: a 60-record `pets add --file` at 20
+// requests per 10 s. The figures come from each server's own log: its 429s, and the time from
+// its first accepted request to its last, against the least the limit allows (the last window
+// the records need opens two windows after the first). The limiters run side by side.
+//   node test/bench/limiters.mjs [trials=1]
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LIMITERS, measure } from '../helpers/real-limiters.ts';
+
+const trials = Number(process.argv[2] ?? 1);
+const SETTINGS = { limit: 20, windowMs: 10_000 };
+const RECORDS = 60;
+const bin = fileURLToPath(new URL('../../bin/pets.js', import.meta.url));
+
+function runPets(args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('close', (code) => resolve({ code, stderr }));
+  });
+}
+
+async function importOnce(name) {
+  const server = await LIMITERS[name](SETTINGS);
+  try {
+    const home = mkdtempSync(join(tmpdir(), 'pets-bench-limiters-'));
+    const input = join(home, 'records.ndjson');
+    const lines = Array.from({ length: RECORDS }, (_, i) =>
+      JSON.stringify({ name: `pet ${i}`, categoryId: 1 }),
+    );
+    writeFileSync(input, lines.join('\n'));
+    const env = {
+      PETS_CONFIG_DIR: join(home, 'config'),
+      PETS_BASE_URL: server.baseUrl,
+      PETS_API_KEY: server.key,
+      PETS_PROFILE: 'staging',
+    };
+    const run = await runPets(['add', '--file', input, '-q'], env);
+    const createdOnce = [...server.created.values()].filter((count) => count === 1).length;
+    return { ...measure(server, SETTINGS), code: run.code, createdOnce };
+  } finally {
+    await server.close();
+  }
+}
+
+const names = Object.keys(LIMITERS);
+const results = new Map(names.map((name) => [name, []]));
+for (let trial = 0; trial < trials; trial++) {
+  const runs = await Promise.all(names.map((name) => importOnce(name)));
+  runs.forEach((run, i) => results.get(names[i]).push(run));
+}
+
+console.log(
+  `\nReal limiters: a ${RECORDS}-record import at ${SETTINGS.limit} per ${SETTINGS.windowMs / 1000} s, ${trials} trial(s) each`,
+);
+console.log('| limiter | exits | 429s | 403s | created once | time / least time |');
+console.log('|---|---|---|---|---|---|');
+for (const [name, runs] of results) {
+  const ratios = runs.map((run) => (run.ratio ?? 0).toFixed(3));
+  console.log(
+    `| ${name} | ${runs.map((run) => run.code).join('/')} | ${runs.map((run) => run.limited).join('/')} | ` +
+      `${runs.map((run) => run.forbidden).join('/')} | ${runs.map((run) => `${run.createdOnce}/${RECORDS}`).join(' ')} | ${ratios.join(' ')} |`,
+  );
+}
