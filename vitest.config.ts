@@ -2,10 +2,16 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 20_000,
     // Each file gets its own sandbox and config folder, so files can run in parallel.
     pool: 'forks',
+    projects: [
+      // `npm test`: at least one fast test for every promise.
+      { extends: true, test: { name: 'tests', include: ['test/**/*.test.ts'] } },
+      // `npm run test:trials`: the same promises tried many times (seeds, kill loops, fleets,
+      // terminal matrices); .ci/run runs them in full.
+      { extends: true, test: { name: 'trials', include: ['test/**/*.trials.ts'] } },
+    ],
   },
 });
