@@ -11,7 +11,10 @@ export default defineConfig({
       { extends: true, test: { name: 'tests', include: ['test/**/*.test.ts'] } },
       // `npm run test:trials`: the same promises tried many times (seeds, kill loops, fleets,
       // terminal matrices); .ci/run runs them in full.
-      { extends: true, test: { name: 'trials', include: ['test/**/*.trials.ts'] } },
+      {
+        extends: true,
+        test: { name: 'trials', include: ['test/**/*.trials.ts'], env: { PETS_TRIALS: '1' } },
+      },
     ],
   },
 });

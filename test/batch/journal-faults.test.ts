@@ -9,13 +9,14 @@ import { addBatch, type AddBatchResult } from '../../src/cmd/pets/add-batch.js';
 import { JournalError } from '../../src/core/errors.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { seededRandom } from '../ratelimit/simulation.js';
+import { trials } from '../helpers/trials.js';
 
 // A journal whose disk fails: writes that fall short at a random byte, ENOSPC, EIO after the
 // bytes went out, an fdatasync that fails. Whatever the failure and wherever it falls, the run
 // stops before sending anything more, and resuming (on the disk still full, then with room)
 // creates no record twice: a record whose intent reached the file, even torn, is not resent.
 
-const SEEDS = Number(process.env.PETS_JOURNAL_FAULT_SEEDS ?? 1_000);
+const SEEDS = Number(process.env.PETS_JOURNAL_FAULT_SEEDS ?? trials(1_000, 100));
 const target = {
   origin: 'http://loopback:80',
   baseUrl: 'http://loopback:80/v1',

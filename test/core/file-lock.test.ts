@@ -17,10 +17,11 @@ import { fileLock, LockTimeout, renewLeases } from '../../src/core/file-lock.js'
 import { pidSpace } from '../../src/core/process-alive.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { UNSHARE, unshareRefused } from '../helpers/unshare.js';
+import { trials } from '../helpers/trials.js';
 
 // The one lock of pets (journal, config, rate state), tested once: here, with real processes.
 
-const RACE_TRIALS = Number(process.env.PETS_LOCK_RACE_TRIALS ?? 100);
+const RACE_TRIALS = Number(process.env.PETS_LOCK_RACE_TRIALS ?? trials(100, 20));
 
 /** A pid that no process has: one that has ended. */
 const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
@@ -290,7 +291,7 @@ describe('fileLock across processes', () => {
 });
 
 describe.skipIf(unshareRefused)('fileLock across PID namespaces (unshare -pf --mount-proc)', () => {
-  const NAMESPACE_TRIALS = Number(process.env.PETS_LOCK_NAMESPACE_TRIALS ?? 5);
+  const NAMESPACE_TRIALS = Number(process.env.PETS_LOCK_NAMESPACE_TRIALS ?? trials(5, 1));
 
   it(`a holder in another namespace is never broken while it lives, and is once it is killed (${NAMESPACE_TRIALS} trials)`, async () => {
     const module = await bundle(tempDir('pets-lock-bundle-'));

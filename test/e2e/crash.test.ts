@@ -7,6 +7,7 @@ import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN, runBinary } from '../helpers/run-binary.js';
 import { startStrictServer } from '../helpers/strict-server.js';
+import { trials } from '../helpers/trials.js';
 
 // A crash harness: the built binary imports records from a server that answers slowly, and is
 // ended at a random moment in one of the ways users end it; then the same command resumes.
@@ -22,7 +23,7 @@ const KINDS = [
   'single SIGINT',
 ] as const;
 type Kind = (typeof KINDS)[number];
-const TRIALS = 30;
+const TRIALS = trials(30, 8);
 const RECORDS = 30;
 const BASE = Number(process.env.CRASH_SEED_BASE ?? 0);
 

@@ -14,6 +14,7 @@ import { duplicatesOf, startPets, until } from '../helpers/batch-runs.js';
 import { removeAfterTest, tempDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
 import { startStrictServer, type StrictServer } from '../helpers/strict-server.js';
+import { trials } from '../helpers/trials.js';
 
 // A journal file is only ever a journal, and a dry run writes nothing: the built binary
 // against a server that counts what it is sent.
@@ -114,7 +115,7 @@ describe('a dry run', () => {
 });
 
 describe('the same input by another path', () => {
-  const TRIALS = Number(process.env.PETS_OTHER_PATH_TRIALS ?? 3);
+  const TRIALS = Number(process.env.PETS_OTHER_PATH_TRIALS ?? trials(3));
 
   /** An import of `count` records, slow enough to be stopped partway. */
   async function slowImport(prefix: string, count: number) {

@@ -9,13 +9,14 @@ import { tempDir } from '../helpers/config-dir.js';
 import { duplicatesOf, startPets, until } from '../helpers/batch-runs.js';
 import { runBinary } from '../helpers/run-binary.js';
 import { startStrictServer } from '../helpers/strict-server.js';
+import { trials } from '../helpers/trials.js';
 
 // Two runs that race for one journal, and a run killed while the rate gate holds its records.
 // Spawned binaries, counted from the server's own records. The full counts (100 races, 40
 // kills) take minutes: CI runs a few of each, PETS_JOURNAL_RACES=100 PETS_GATE_KILLS=40 all.
 
-const RACES = Number(process.env.PETS_JOURNAL_RACES ?? 4);
-const KILLS = Number(process.env.PETS_GATE_KILLS ?? 6);
+const RACES = Number(process.env.PETS_JOURNAL_RACES ?? trials(4, 2));
+const KILLS = Number(process.env.PETS_GATE_KILLS ?? trials(6, 2));
 
 const start = (args: string[], env: NodeJS.ProcessEnv) => startPets(args, env);
 

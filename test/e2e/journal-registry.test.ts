@@ -14,6 +14,7 @@ import { duplicatesOf, until } from '../helpers/batch-runs.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { runBinary, startBinary } from '../helpers/run-binary.js';
 import { startStrictServer, type StrictServer } from '../helpers/strict-server.js';
+import { trials } from '../helpers/trials.js';
 
 // The registry of a target's journals (src/batch/journal-registry.ts), through the built
 // binary against a server that counts duplicates: runs started at once on copies of one input,
@@ -45,7 +46,7 @@ function registryEntries(): Array<{ journal: string; head: string[] }> {
 }
 
 describe('copies of one input started at the same moment', () => {
-  const TRIALS = Number(process.env.PETS_SIMULTANEOUS_TRIALS ?? 21);
+  const TRIALS = Number(process.env.PETS_SIMULTANEOUS_TRIALS ?? trials(21, 4));
 
   it(
     `one run sends, the others are refused: 0 duplicates (${TRIALS} trials, 2 to 4 runs each)`,

@@ -9,6 +9,7 @@ import {
 } from '../helpers/fault-server.js';
 import { redisMissing, startRedis } from '../helpers/redis-server.js';
 import { runBinary, startBinary } from '../helpers/run-binary.js';
+import { trials } from '../helpers/trials.js';
 
 // One stop for the whole run (issue 31, 4): once pets decides to stop, nothing more leaves,
 // and every count it prints is the number of requests that left, as the server counted them.
@@ -17,7 +18,7 @@ import { runBinary, startBinary } from '../helpers/run-binary.js';
 // after the line that announces the stop is a request that left after it. Trials: 3 each, or
 // ONE_STOP_TRIALS.
 
-const TRIALS = Number(process.env.ONE_STOP_TRIALS ?? 3);
+const TRIALS = Number(process.env.ONE_STOP_TRIALS ?? trials(3));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -5,6 +5,7 @@ import { apiEnv, recordsFile } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
 import { startStrictServer, type StrictServer } from '../helpers/strict-server.js';
+import { trials } from '../helpers/trials.js';
 
 // Two pets processes on one key whose clocks disagree by 50 s (libfaketime, as a container or
 // a machine with a wrong clock would), or one whose clock is stepped by 50 s mid-run, against
@@ -48,7 +49,7 @@ function steppable(offset: string): { env: Record<string, string>; step(): void 
   };
 }
 
-const TRIALS = 2;
+const TRIALS = trials(2);
 const RECORDS = 20;
 
 describe.skipIf(!FAKETIME_LIB)('two pets processes on one key, clocks 50 s apart', () => {

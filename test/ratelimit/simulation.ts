@@ -9,6 +9,7 @@ import type { HttpRequest, HttpResponse } from '../../src/http/types.js';
 import { ANOTHER_CLIENT, RateGate } from '../../src/ratelimit/gate.js';
 import { memoryStore, type StateStore } from '../../src/ratelimit/state-store.js';
 import type { WaitLimits } from '../../src/ratelimit/wait-limits.js';
+import { trials } from '../helpers/trials.js';
 
 /** mulberry32: small, fast and good enough to pick cases from a seed. */
 export function seededRandom(seed: number): () => number {
@@ -36,7 +37,7 @@ export function seededChoices(seed: number) {
  * the range, to explore others locally.
  */
 export function seedsToRun(name: string, count: number, regressions: number[] = []): number[] {
-  const seeds = Number(process.env[`${name}_SEEDS`] ?? count);
+  const seeds = Number(process.env[`${name}_SEEDS`] ?? trials(count, 25));
   const base = Number(process.env[`${name}_SEED_BASE`] ?? 0);
   return [...regressions, ...Array.from({ length: seeds }, (_, i) => base + i + 1)];
 }
