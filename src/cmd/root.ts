@@ -77,7 +77,8 @@ export function buildProgram(deps: Deps, state: RunState): Command {
   program.addHelpText(
     'after',
     '\nA global option acts on the commands whose --help lists it. Given to another, it\n' +
-      'is refused (exit 2) and nothing is sent; help itself accepts any.\n' +
+      'is refused (exit 2) and nothing is sent; help itself accepts any. An option given\n' +
+      'with its opposite (--protected --no-protected) is refused too, naming both.\n' +
       `\nTopics: ${HELP_TOPICS.map((topic) => `pets help ${topic}`).join(', ')}.\n`,
   );
   return program;

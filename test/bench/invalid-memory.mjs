@@ -1,5 +1,5 @@
 // Peak RSS of `pets add --file` over inputs of only invalid lines, 10 to 3,000,000 of them, in
-// one run: the README says what it takes, and this is where that figure comes from.
+// one run: `pets help batches` says what it takes, and this is where that figure comes from.
 //   node test/bench/invalid-memory.mjs [counts=10,1000000,3000000]
 import { execFile } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';

@@ -44,9 +44,18 @@ Protected profiles
   --file), a pets api request other than GET or HEAD (-X, the POST that -f, -F
   or --input imply, or a write named by an X-HTTP-Method-Override, X-HTTP-Method
   or X-Method-Override header), and profile remove ask you to type the profile's name, or
-  need --yes where nobody can answer. pets add --name … --dry-run shows the request
-  one pet would make, the profile, host and whether it is protected, and sends
-  nothing.
+  need --yes where nobody can answer (on a profile that is not protected, --yes has
+  nothing to confirm, and is accepted). pets add --name … --dry-run shows the
+  request one pet would make, the profile, host and whether it is protected, and
+  sends nothing.
+
+Questions
+
+  pets asks only when a person can answer: stdin and stderr are terminals,
+  --no-input is not given and CI is not set. Otherwise a missing value is an error
+  (exit 2). An answer takes at most 256 characters (a longer paste is refused at
+  once). Ctrl-C, or SIGINT, SIGTERM or SIGHUP from outside, ends a question with
+  nothing sent or saved.
 
 The config folder
 
@@ -125,6 +134,9 @@ export const RATE_LIMITS_TOPIC = `Rate limits
     on the same key (pets list in a loop) still finds budget; and it leaves a
     window's last two requests until 2 s before Reset, so that a pets list typed
     while it waits answers at once, without making the batch need more windows.
+    Measured (npm run bench): on a 10 s window such a pets list answered in 0.2 s,
+    against 10 s before; 300 records on the free plan took 1.02 times the least the
+    quota allows, alone or with a pets list 10 s in, which answered in 0.35 s.
   - A 429 whose window is used up waits for Reset (or Retry-After, if later). Any
     other 429 (Remaining says budget is left, or no limit is known) and a 503 are
     refusals: each one in a row waits at least the server's Retry-After (seconds or
@@ -176,12 +188,15 @@ Many machines on one key
 
   The state files keep the processes of one machine to the limits. A team whose CI
   runners or staff share a key across machines needs a store they share too, or
-  together they go over the limit and the key gets banned:
+  together they go over the limit and the key gets banned (measured: three machines
+  importing 60 records each on a key allowed 30 per 10 s got 24 429s, and the key
+  banned, within 1.4 s):
 
     PETS_RATE_STORE=redis://[user:password@]host:port[/db]   (rediss:// for TLS)
     pets profile set NAME --rate-store URL                   (per profile; a URL with
-                                                             a password: --rate-store -,
-                                                             on stdin or asked hidden)
+                                                             a password is refused
+                                                             there: --rate-store -, on
+                                                             stdin or asked hidden)
 
   Any Redis 5 or newer will do, reachable from every machine, with persistence
   off if you like (what it holds is relearnt from the next answers): Debian's
@@ -190,7 +205,10 @@ Many machines on one key
   the key, for two days after its last change. Every change is one compare-and-set,
   so two machines never take the same place in a window. pets quota and pets
   profile show name the store, without its password (redacted everywhere, however
-  short).
+  short). The Redis client loads only when a store is configured. Measured (2 s
+  windows): 3 machines × 60 records at 45 per window took 1.01-1.05× the least time
+  the quota allows, 10 × 60 at 150 per window 1.05-1.10× (up to 1.40× on two loaded
+  cores); always 0 429s and no ban.
 
   When the store fails, pets never goes on alone:
   - at the start of a command (it cannot be reached, or refuses the password):
@@ -215,7 +233,9 @@ Waiting
   --max-wait <s>   the most one command waits in all, 60 s by default for a single
                    request; see pets help batches for imports. A longer wait ends the
                    command at once with exit 5 and the time to retry.
-  On a terminal    a wait counts down on stderr; Ctrl-C ends it (exit 130).
+  On a terminal    a wait counts down on stderr (rate limited, retrying in 4 s,
+                   attempt 2/5; a narrow terminal drops the attempt, then the
+                   reason); Ctrl-C ends it (exit 130).
 
 Retries
 
@@ -255,7 +275,9 @@ Input
   anything else CSV; the dry run says which. Each record is checked before it is
   sent: an invalid one is reported with the line it starts on, and never sent.
   Records may carry an id (pets list --json | pets add --file - --journal copy.j):
-  the server assigns ids, so they are ignored, and one notice counts them.
+  the server assigns ids, so they are ignored, and one notice counts them. Input is
+  read as a stream, but memory still grows with it: peak 56 MiB for 10 lines, 130
+  MiB for a million, 174 MiB for three million (Node 24, npm run bench).
 
 Know before you send: --dry-run
 
@@ -292,15 +314,18 @@ How long a batch waits
 Progress
 
   On a terminal a run starts with its plan in one line (300 to send · 60 per minute
-  · about 5 min; on a key's first run, 300 to send · quota not known yet, and the
-  ETA follows from the first answer), then a progress line: how many of those to
+  · about 5 min, once any command or --dry-run on the key learnt its quota; on a
+  key's first run, 300 to send · quota not known yet, and the ETA follows from the
+  first answer), then a progress line: how many of those to
   send are done (60/300; invalid rows and records the journal skips are not
   counted), the rate, an ETA that counts the windows the quota still imposes, and
   during a wait a countdown, every second. The line fits the terminal's width at
   each draw, and after a resize: a narrow one drops the rate, then words, then the
   bar; below 40 columns only the count and the time are left. Warnings are written
   above it. Nothing in a pipe or with --quiet. Last, a summary: created, failed,
-  skipped, unknown, and not sent when the run stopped early.
+  skipped, unknown, and not sent when the run stopped early. A record sent and
+  refused by the answer the run stopped on counts as failed, never as not sent (a
+  resume sends it again); with pets get --json, its line says it was sent and refused.
 
 The journal: at most once per record
 
@@ -314,8 +339,10 @@ The journal: at most once per record
   profile, address and key; another is refused (exit 2). --journal names a pets
   journal or a new file: any other file, or the input itself, is refused (exit 2)
   and left as it is. A write or sync that fails (a full disk) stops all sending at
-  once (exit 1), and the resume never sends again a record whose intent reached
-  the file.
+  once (exit 1, naming the journal), and the resume (free some space, run the same
+  command) never sends again a record whose intent reached the file. A create whose
+  intent is being written when a 429, a 401 or 403, or a lost rate store stops the
+  run does not leave (a used-up quota still lets go the creates it had granted).
 
   A renamed, moved or copied file gets a journal of its own. So a run whose journal
   is new first reads the other journals of its profile, address and key (listed in

@@ -56,8 +56,12 @@ const TOPICS: Record<string, string> = {
                                   the certificates before the block are trusted,
                                   as Node does
   NODE_USE_SYSTEM_CA=1            also trust the system's CA store
+  NODE_OPTIONS                    obeyed by an npm install, as by any Node script;
+                                  ignored by the executable pets-linux-x64, which
+                                  opens no inspector on SIGUSR1 either
 
-Precedence: flag > environment > config file.
+Precedence: flag > environment > config file. A variable is never refused, even
+where it does nothing.
 `,
   // Made when asked for: most runs never show it.
   get json() {

@@ -173,6 +173,16 @@ export const sandboxCommand: CommandModule = {
           'pets --profile sandbox list',
         ),
       )
+      .addHelpText(
+        'after',
+        '\nPlans: free (60 per minute, 1,000 per day), pro (300, 10,000), business (1,000,\n' +
+          "100,000), unlimited. A key that sends 5 requests during a 429's wait is banned\n" +
+          'for ten minutes. The sandbox prints its address and key and saves them as a\n' +
+          'profile (--save-profile), leaving the active one as it is; Ctrl-C stops it.\n' +
+          'It takes an empty profile, or one whose sandbox has stopped; else name-2, …:\n' +
+          "while a sandbox runs there, or it is a server's (protected, or not plain http\n" +
+          'to this machine), which is sent nothing.\n',
+      )
       .action((flags: SandboxFlags) => runSandbox(flags, getSession()));
   },
 };
