@@ -292,12 +292,6 @@ Know before you send: --dry-run
   0 when every record is valid, 1 when some are not. With --json, the plan is one
   JSON object.
 
-Flags that act only with --file
-
-  --format, --concurrency, --journal, --retry-unknown, --new-run and --yes act only
-  on a batch: given without --file they are refused (exit 2, naming each), nothing
-  sent, never ignored.
-
 How long a batch waits
 
   By default a batch waits through as many windows as its records need, however long

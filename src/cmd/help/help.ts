@@ -42,19 +42,12 @@ const TOPICS: Record<string, string> = {
   XDG_CACHE_HOME                  compiled-code cache in $XDG_CACHE_HOME/pets, else
                                   ~/.cache/pets
   NODE_DISABLE_COMPILE_CACHE=1    no compiled-code cache (start-up is slower)
-  HTTPS_PROXY, https_proxy        the proxy for https base URLs, as curl reads it:
-                                  http://[user:password@]host[:port] (port 1080 if
-                                  none); the lower-case one wins
-  HTTP_PROXY, http_proxy          the proxy for http base URLs
-  NO_PROXY, no_proxy              hosts that go around the proxy: names (a domain
-                                  covers the hosts under it; .corp.example too),
-                                  host:port, IP addresses, CIDR ranges, or * alone
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY (or lower-case)
+                                  the proxy for https and http base URLs, and the
+                                  hosts that go around it, as curl reads them
+                                  (pets help config)
   NODE_EXTRA_CA_CERTS=<file>      also trust the CA certificates in <file> (a
-                                  company CA); under --json, a <file> that cannot
-                                  be opened is a JSON warning and is left out;
-                                  one with a broken block is a JSON warning, and
-                                  the certificates before the block are trusted,
-                                  as Node does
+                                  company CA; pets help json: when it cannot be read)
   NODE_USE_SYSTEM_CA=1            also trust the system's CA store
   NODE_OPTIONS                    obeyed by an npm install, as by any Node script;
                                   ignored by the executable pets-linux-x64, which

@@ -238,13 +238,6 @@ export const STDERR_KINDS: ReadonlyArray<{
   },
 ];
 
-const EXIT_CODES = `  0 success; 1 other failure (a 400, a --jq failure, a batch with failed records);
-  2 usage (bad flag or value, bad --jq expression; nothing was sent); 3 not found;
-  4 no key or 401; 5 rate limited beyond --max-wait, quota used up, or banned;
-  6 network; 7 5xx or an answer that breaks the contract; 130 interrupted (143
-  SIGTERM, 129 SIGHUP).
-  Details: pets help exit-codes.`;
-
 /** `words` joined by spaces into lines of at most 88 columns, each after `indent`. */
 function wrap(words: readonly string[], indent: string, first = indent): string {
   const lines: string[] = [];
@@ -330,7 +323,6 @@ ${kinds}
   have no more input: each run of the filter has one.
   Example: pets list --jq '.[] | select(.status == "available") | .id'
 
-Exit codes
-${EXIT_CODES}
+Exit codes: pets help exit-codes.
 `;
 }

@@ -183,7 +183,7 @@ export const addCommand: CommandModule = {
       .addHelpText(
         'after',
         '\n--format, --concurrency, --journal, --retry-unknown, --new-run and --yes act only with\n' +
-          '--file: without it they are refused (exit 2), with nothing sent.\n' +
+          '--file: without it they are refused (exit 2, naming each), nothing sent, never ignored.\n' +
           'On a protected profile, one pet shows the badge and asks nothing; a batch asks for the\n' +
           "profile's name at a terminal, or needs --yes.\n",
       )
