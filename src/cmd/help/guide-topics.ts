@@ -142,9 +142,10 @@ export const RATE_LIMITS_TOPIC = `Rate limits
     refusals: each one in a row waits at least the server's Retry-After (seconds or
     an HTTP date) and at least double the last wait, with up to a quarter more at
     random; a Retry-After of 0, negative, past or unreadable waits a second. After 5
-    in a row with no success between, the run stops: exit 5 for 429s, 7 for 503s,
-    saying how many and since when. Other pets processes on the key stop with it,
-    sending nothing, until the last wait is over.
+    in a row with no success between, the run stops, within a minute of the first
+    on short Retry-Afters: exit 5 for 429s, 7 for 503s, saying how many and since
+    when. Other pets processes on the key stop with it, sending nothing, until the
+    last wait is over.
   - Rate headers that vanish after the key showed a limit (headers or a 429) leave
     the limit unknown, not absent: requests go one at a time, each learning from
     its answer, until headers come back, or 10 minutes pass with no limit seen.
