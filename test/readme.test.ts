@@ -39,6 +39,14 @@ describe('the README', () => {
     }
   });
 
+  it('names the rate-limit header dialects pets reads, and where the table is (#39)', () => {
+    const text = README.replace(/\s+/g, ' ');
+    for (const dialect of ['X-RateLimit-*', 'IETF `RateLimit` drafts (6, 7, 8', 'Retry-After']) {
+      expect(text).toContain(dialect);
+    }
+    expect(text).toMatch(/sends none, it learns from its 429s\. More: `pets help rate-limits`/);
+  });
+
   // What earlier READMEs said, and this one leaves to help: one phrase of each fact.
   it.each([
     'An answer takes at most 256 characters',
