@@ -167,23 +167,30 @@ export const RATE_LIMITS_TOPIC = `Rate limits
 
 Rate-limit headers understood
 
-  Every dialect is read into one window; Reset may be a Unix time in seconds or
-  milliseconds, or seconds (or milliseconds) from now. What pets reads:
+  Each dialect is read into one window. Reset may be a Unix time in seconds or
+  milliseconds, or seconds (or milliseconds) from now; w= is the window's length.
 
-    X-RateLimit-Limit: 20, -Remaining: 19, -Reset: 1795913130   (the contract;
-      express-rate-limit legacy, @fastify/rate-limit, koa-ratelimit; and
-      X-Rate-Limit-*)               -> 19 of 20 left until that Unix second
-    RateLimit-Limit: 20, RateLimit-Remaining: 19, RateLimit-Reset: 10,
-      RateLimit-Policy: 20;w=10     (IETF draft 6)  -> 19 of 20 left for 10 s
-    RateLimit: limit=20, remaining=19, reset=10,
-      RateLimit-Policy: 20;w=10     (IETF draft 7)  -> 19 of 20 left for 10 s
-    RateLimit: "day";r=900;t=4000, "min";r=5;t=20,
-      RateLimit-Policy: "day";q=1000;w=86400, "min";q=60;w=60
-                                    (IETF draft 8 and later; of several
-                                    policies the fewest remaining binds)
-                                                    -> 5 of 60 left for 20 s
-    Retry-After: 30, or Retry-After: Sun, 29 Nov 2026 10:00:30 GMT, on a 429
-      or a 503                      -> nothing is sent until then
+  X-RateLimit-* (the contract; express-rate-limit legacy, @fastify/rate-limit,
+  koa-ratelimit; X-Rate-Limit-* too)
+    X-RateLimit-Limit: 20  X-RateLimit-Remaining: 19  X-RateLimit-Reset: 1795913130
+    -> 19 of 20 left until that Unix second
+  IETF draft 6
+    RateLimit-Limit: 20  RateLimit-Remaining: 19  RateLimit-Reset: 10
+    RateLimit-Policy: 20;w=10
+    -> 19 of 20 left for 10 s
+  IETF draft 7
+    RateLimit: limit=20, remaining=19, reset=10  RateLimit-Policy: 20;w=10
+    -> 19 of 20 left for 10 s
+  IETF draft 8 and later (of several policies, the fewest remaining binds)
+    RateLimit: "min";r=5;t=20, "day";r=900;t=4000
+    RateLimit-Policy: "min";q=60;w=60, "day";q=1000;w=86400
+    -> 5 of 60 left for 20 s
+  Retry-After, on a 429 or a 503
+    Retry-After: 30   or   Retry-After: Sun, 29 Nov 2026 10:00:30 GMT
+    -> nothing is sent for 30 s, or until then
+  Headers that contradict themselves (a Prism mock of the API)
+    X-RateLimit-Limit: 0  X-RateLimit-Remaining: 0  X-RateLimit-Reset: 0, on a 200
+    -> nothing: no wait
 
 Many machines on one key
 
