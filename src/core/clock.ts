@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
 export interface Clock {
@@ -9,6 +10,12 @@ export interface Clock {
    * step by NTP or by hand): its differences measure elapsed time. Default: `now`.
    */
   monotonic?(): number;
+  /**
+   * Names the monotonic clock: processes whose names match read the same monotonic time (one
+   * machine, one boot, containers included), so one may count time from another's reading.
+   * undefined: no name is known (another system, a test clock).
+   */
+  monotonicClock?(): string | undefined;
 }
 
 /**
@@ -19,10 +26,20 @@ export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
+/** Linux's id of this boot: process.hrtime counts from it, in every process of the machine. */
+function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => delay(ms, undefined, { signal }),
   monotonic: monotonicMs,
+  monotonicClock: bootId,
 };
 
 /** A wait as people read it: 2.1 s, 45 s, 12 min, 3.5 h. */

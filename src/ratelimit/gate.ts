@@ -788,6 +788,7 @@ export class RateGate {
         status: response.status,
         serverAtLeastMs: this.time.atLeast(),
         localMs: this.options.clock.now(),
+        monotonic: this.time.monotonicReading(),
         ...(window && { window }),
         ...(retryAfterMs !== undefined && { retryAfterMs }),
         code,

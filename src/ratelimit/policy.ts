@@ -13,6 +13,7 @@
 // clock (server-clock.ts): processes whose own clocks disagree share one state.
 
 import type { ServerWindow } from './rate-headers.js';
+import type { MonotonicReading } from './server-clock.js';
 import {
   bulkMayGoAt,
   liveSharing,
@@ -65,6 +66,12 @@ export interface GateState extends SharingState {
    * commands that never send.
    */
   seenAtLocalMs?: number;
+  /**
+   * The monotonic clock of the process that read `seenServerMs`, when it read it: a process on
+   * the same clock (the same machine, server-clock.ts) counts the time since exactly, so a
+   * window another process saw spent is over for it when its Reset has passed.
+   */
+  seenOnMonotonic?: MonotonicReading;
   /**
    * The leases of the processes with unplaced claims in flight, which time never lapses: by
    * owner (a claim prefix), a count the owner changes every second while they are in flight.
@@ -318,6 +325,8 @@ export interface Answer {
   serverAtLeastMs?: number;
   /** The answering process's wall clock when it measured `serverAtLeastMs`. */
   localMs?: number;
+  /** And its monotonic clock, where that has a name. */
+  monotonic?: MonotonicReading;
   window?: ServerWindow;
   retryAfterMs?: number;
   /** The server's error code with a 429, when it gave one. */
@@ -465,6 +474,8 @@ function learnAnswer(
     next.seenServerMs = atLeast;
     if (answer.localMs === undefined) delete next.seenAtLocalMs;
     else next.seenAtLocalMs = answer.localMs;
+    if (answer.monotonic === undefined) delete next.seenOnMonotonic;
+    else next.seenOnMonotonic = answer.monotonic;
   }
   const refused = answer.status === 429 || answer.status === 503;
   const explained = explainedByQuota(next, answer, nowMs);

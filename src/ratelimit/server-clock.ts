@@ -19,10 +19,17 @@ const DATE_RESOLUTION_MS = 1_000;
  */
 export const CLOCK_SKEW_ALLOWANCE_MS = 180_000;
 
-/** The latest server moment a process read from a Date, and its wall clock then (the state's). */
+/** A process's monotonic clock at a moment, and the clock's name (Clock.monotonicClock). */
+export interface MonotonicReading {
+  clock: string;
+  ms: number;
+}
+
+/** The latest server moment a process read from a Date, and its clocks then (the state's). */
 export interface SeenServerTime {
   seenServerMs?: number;
   seenAtLocalMs?: number;
+  seenOnMonotonic?: MonotonicReading;
 }
 
 /**
@@ -132,13 +139,26 @@ export class ServerClock {
     return serverNowFrom(steady, this.placedOffsetMs, this.floor);
   }
 
+  /** This process's monotonic clock now, where the clock has a name others can match. */
+  monotonicReading(): MonotonicReading | undefined {
+    const clock = this.clock.monotonicClock?.();
+    return clock === undefined ? undefined : { clock, ms: this.monotonic() };
+  }
+
   /**
-   * The seen server moment, moved on by this process's wall clock since it was read, less the
-   * skew allowance, while this process has read no Date of its own to place it by.
+   * The seen server moment, moved on by the time since it was read, while this process has
+   * read no Date of its own to place it by: exactly, by the monotonic clock, when it was read
+   * on this one (another process of this machine); else by this process's wall clock less the
+   * skew allowance, as another machine's clock may be anywhere.
    */
   private carriedFromWallClock(seen: SeenServerTime): number | undefined {
     if (seen.seenServerMs === undefined) return undefined;
-    if (this.offset || seen.seenAtLocalMs === undefined) return seen.seenServerMs;
+    if (this.offset) return seen.seenServerMs;
+    const here = this.monotonicReading();
+    if (here && seen.seenOnMonotonic?.clock === here.clock) {
+      return seen.seenServerMs + Math.max(0, here.ms - seen.seenOnMonotonic.ms);
+    }
+    if (seen.seenAtLocalMs === undefined) return seen.seenServerMs;
     const elapsed = this.clock.now() - seen.seenAtLocalMs - CLOCK_SKEW_ALLOWANCE_MS;
     return seen.seenServerMs + Math.max(0, elapsed);
   }

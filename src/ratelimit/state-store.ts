@@ -154,6 +154,11 @@ const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | und
   unlimited: (value) => (value === true ? true : undefined),
   seenServerMs: seen,
   seenAtLocalMs: seen,
+  seenOnMonotonic: (value) => {
+    const clock = (value as { clock?: unknown } | null)?.clock;
+    const read = numbers(value, { ms: seen });
+    return typeof clock === 'string' && read ? { clock, ms: read.ms } : undefined;
+  },
   leases: (value) => entriesOf(value, count),
 };
 
