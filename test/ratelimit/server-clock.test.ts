@@ -12,34 +12,39 @@ function processClock(time: { ms: number }, skewMs: number, monotonicName?: stri
   };
 }
 
+// Issue 42: a process that has read no Date of its own carries forward the latest server
+// moment another process read; on the same machine by the monotonic clock they share.
 describe('the server time a process that has read no Date carries from another', () => {
   const server = Date.parse('2026-11-29T01:00:00Z');
 
-  it('counts the time since exactly on the same monotonic clock, whatever its wall clock says', () => {
-    const time = { ms: server };
-    const reader = new ServerClock(processClock(time, 0, 'boot-1'));
-    const seen = {
-      seenServerMs: server,
-      seenAtLocalMs: server,
-      seenOnMonotonic: reader.monotonicReading(),
+  /** What a process of `boot` writes to the state on reading a Date of `server` (true time). */
+  function seenBy(time: { ms: number }, boot: string) {
+    const writer = new ServerClock(processClock(time, 0, boot));
+    writer.measure(server, writer.steadyNow(), writer.steadyNow());
+    return {
+      seenServerMs: writer.atLeast(),
+      seenAtLocalMs: time.ms,
+      seenOnMonotonic: writer.monotonicReading(),
     };
-    const later = new ServerClock(processClock(time, -50_000, 'boot-1'));
+  }
+
+  it('on the same machine, counts the time since exactly, and takes its wall clock where it agrees', () => {
+    const time = { ms: server };
+    const seen = seenBy(time, 'boot-1');
+    const agreeing = new ServerClock(processClock(time, 300, 'boot-1'));
+    const skewed = new ServerClock(processClock(time, -50_000, 'boot-1'));
     time.ms += 61_000;
-    expect(later.now(seen)).toBe(server + 61_000);
+    expect(agreeing.now(seen)).toBe(server + 61_300);
+    expect(skewed.now(seen)).toBe(server + 61_000);
   });
 
-  it('on another machine, counts by its wall clock less the skew allowance: never early', () => {
+  it('from another machine, counts by its wall clock less the skew allowance: never early', () => {
     const time = { ms: server };
-    const reader = new ServerClock(processClock(time, 0, 'boot-1'));
-    const seen = {
-      seenServerMs: server,
-      seenAtLocalMs: server,
-      seenOnMonotonic: reader.monotonicReading(),
-    };
+    const seen = seenBy(time, 'boot-1');
     time.ms += 61_000 + CLOCK_SKEW_ALLOWANCE_MS;
     const elsewhere = new ServerClock(processClock(time, 50_000, 'boot-2'));
     expect(elsewhere.now(seen)).toBe(server + 111_000);
     const unnamed = new ServerClock(processClock(time, 50_000));
-    expect(unnamed.now(seen)).toBe(elsewhere.now(seen));
+    expect(unnamed.now(seen)).toBe(server + 111_000);
   });
 });
