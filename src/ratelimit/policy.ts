@@ -460,6 +460,17 @@ export function anotherClient(
   );
 }
 
+/** The latest server moment a process has read, with its clocks then (server-clock.ts). */
+function noteServerTime(next: GateState, answer: Answer): void {
+  const atLeast = answer.serverAtLeastMs;
+  if (atLeast === undefined || atLeast <= (next.seenServerMs ?? Number.NEGATIVE_INFINITY)) return;
+  next.seenServerMs = atLeast;
+  if (answer.localMs === undefined) delete next.seenAtLocalMs;
+  else next.seenAtLocalMs = answer.localMs;
+  if (answer.monotonic === undefined) delete next.seenOnMonotonic;
+  else next.seenOnMonotonic = answer.monotonic;
+}
+
 function learnAnswer(
   state: GateState,
   id: string,
@@ -469,14 +480,7 @@ function learnAnswer(
 ): GateState {
   const claimEnded = state.inFlight?.[id]?.ended;
   const next = live(releaseSend(state, id), nowMs);
-  const atLeast = answer.serverAtLeastMs;
-  if (atLeast !== undefined && atLeast > (next.seenServerMs ?? Number.NEGATIVE_INFINITY)) {
-    next.seenServerMs = atLeast;
-    if (answer.localMs === undefined) delete next.seenAtLocalMs;
-    else next.seenAtLocalMs = answer.localMs;
-    if (answer.monotonic === undefined) delete next.seenOnMonotonic;
-    else next.seenOnMonotonic = answer.monotonic;
-  }
+  noteServerTime(next, answer);
   const refused = answer.status === 429 || answer.status === 503;
   const explained = explainedByQuota(next, answer, nowMs);
   // A refusal whose window says there is budget contradicts itself: its window tells nothing.
