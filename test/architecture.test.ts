@@ -1,6 +1,7 @@
 // The layout as a rule: which folder of src/ may import which (src/README.md), and no cycle
 // between files. Imports are read from the source, static, dynamic and type-only alike. And
-// the guide's "functions fit a screen": none in src/ is longer than MAX_FUNCTION_LINES.
+// the guide's "functions fit a screen": none in src/ is longer than MAX_FUNCTION_LINES, and no
+// class is longer than MAX_CLASS_LINES (a class that long does more than one job).
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -187,17 +188,27 @@ describe('the layout of src/', () => {
 /** The longest a function, method or arrow function of src/ may be, in lines. */
 const MAX_FUNCTION_LINES = 80;
 
-/** `file:line name (N lines)` for each function with a body longer than `max` lines. */
-function longFunctions(file: string, text: string, max: number): string[] {
+/** The longest a class of src/ may be, in lines. */
+const MAX_CLASS_LINES = 300;
+
+const isFunction = (node: ts.Node) => ts.isFunctionLike(node) && 'body' in node && !!node.body;
+
+/** `file:line name (N lines)` for each function (or what `counted` picks) longer than `max`. */
+function longFunctions(
+  file: string,
+  text: string,
+  max: number,
+  counted: (node: ts.Node) => boolean = isFunction,
+): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const lineOf = (position: number) => source.getLineAndCharacterOfPosition(position).line + 1;
   const found: string[] = [];
   const visit = (node: ts.Node) => {
-    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+    if (counted(node)) {
       const first = lineOf(node.getStart());
       const lines = lineOf(node.end) - first + 1;
       // An arrow or function expression is named by what it is assigned to.
-      const named = node.name ?? (node.parent as { name?: ts.Node }).name;
+      const named = (node as { name?: ts.Node }).name ?? (node.parent as { name?: ts.Node }).name;
       const name = named?.getText(source) ?? '(anonymous)';
       if (lines > max) found.push(`${file}:${first} ${name} (${lines} lines)`);
     }
@@ -228,6 +239,33 @@ describe('the functions of src/', () => {
       'planted.ts:83 method (81 lines)',
       'planted.ts:245 arrow (81 lines)',
       'planted.ts:326 (anonymous) (81 lines)',
+    ]);
+  });
+});
+
+describe('the classes of src/', () => {
+  it('each do one job: none is longer than MAX_CLASS_LINES', () => {
+    const long = sourceFiles(SRC).flatMap((file) =>
+      longFunctions(
+        relative(SRC, file),
+        readFileSync(file, 'utf8'),
+        MAX_CLASS_LINES,
+        ts.isClassLike,
+      ),
+    );
+    expect(long).toEqual([]);
+  });
+
+  it('finds a long class, declared or an expression, when one is planted', () => {
+    const body = (n: number) => Array.from({ length: n }, (_, i) => `  f${i}() {}`).join('\n');
+    const planted = [
+      `class Long {\n${body(299)}\n}`,
+      `class Short {\n${body(298)}\n}`,
+      `const Named = class {\n${body(299)}\n};`,
+    ].join('\n');
+    expect(longFunctions('planted.ts', planted, MAX_CLASS_LINES, ts.isClassLike)).toEqual([
+      'planted.ts:1 Long (301 lines)',
+      'planted.ts:602 Named (301 lines)',
     ]);
   });
 });
