@@ -21,7 +21,11 @@ export function tracingSender(
     write(`> ${request.method} ${request.url}${proxy ? ` via ${proxy}` : ''} (${headers})`);
     try {
       const response = await send(request);
-      const quota = shown
+      // The contract's rate headers always (- when absent), then any other dialect's sent.
+      const others = Object.keys(response.headers).filter(
+        (name) => /^(x-)?rate-?limit/.test(name) && !shown.includes(name),
+      );
+      const quota = [...shown, ...others]
         .map((name) => `${name}=${headerValue(response.headers, name) ?? '-'}`)
         .join(' ');
       const retryAfter = headerValue(response.headers, 'retry-after');
