@@ -35,6 +35,8 @@ export interface BatchRun<I, R> {
 export interface BatchEnd {
   /** Why the run ended before the input did, if it did. */
   stoppedBy?: unknown;
+  /** The input's end was not reached: `stop` aborted its reading (it may have none: stdin). */
+  unread?: true;
 }
 
 const WINDOW_PER_WORKER = 8;
@@ -57,13 +59,21 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
     halt.abort(reason);
   };
 
+  // A stop aborts the input's reading too: what was read before it is the rest of the input.
+  let unread = false;
+  const read = () =>
+    iterator.next().catch((error: unknown) => {
+      if (!batch.stop?.aborted) throw error;
+      unread = true;
+      return { done: true, value: undefined } as const;
+    });
   // Reading is shared by the workers but must not overlap: one next() at a time.
   let reading: Promise<unknown> = Promise.resolve();
   const take = async (): Promise<{ seq: number; item: I } | undefined> => {
     const turn = reading.then(async () => {
       await order.roomFor(nextSeq, stopping);
       if (exhausted || stopping()) return undefined;
-      const next = await iterator.next();
+      const next = await read();
       if (next.done) {
         exhausted = true;
         return undefined;
@@ -91,10 +101,10 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
 
   try {
     await Promise.all(Array.from({ length: Math.max(1, batch.concurrency) }, worker));
-    leftOver = !exhausted;
+    leftOver = !exhausted || unread;
     order.emitReady();
     if (batch.notDone && leftOver) {
-      for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      for (let next = await read(); !next.done; next = await read()) {
         batch.emit(next.value, batch.notDone(next.value));
       }
     }
@@ -106,7 +116,10 @@ export async function runBatch<I, R>(batch: BatchRun<I, R>): Promise<BatchEnd> {
   // Stopped before the input ran out: the run is unfinished, whatever the requests in flight
   // did, and says so rather than pass for done.
   if (stoppedBy === undefined && batch.stop?.aborted && leftOver) stoppedBy = batch.stop.reason;
-  return stoppedBy === undefined ? {} : { stoppedBy };
+  return {
+    ...(stoppedBy === undefined ? {} : { stoppedBy }),
+    ...(unread ? { unread: true as const } : {}),
+  };
 }
 
 /**

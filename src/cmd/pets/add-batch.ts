@@ -40,6 +40,8 @@ export interface BatchTally {
 export interface AddBatchResult extends BatchTally {
   /** Why the run ended before the input did. */
   stoppedBy?: PetsError;
+  /** The rest of the input was left unread (a signal stopped the run). */
+  unread?: true;
 }
 
 export interface AddBatchOptions {
@@ -118,7 +120,7 @@ export async function addBatch(
   });
   const stoppedBy = end.stoppedBy;
   if (stoppedBy !== undefined && !(stoppedBy instanceof PetsError)) throw stoppedBy;
-  return stoppedBy ? { ...tally, stoppedBy } : tally;
+  return { ...tally, ...(stoppedBy ? { stoppedBy } : {}), ...(end.unread ? { unread: true } : {}) };
 }
 
 /**

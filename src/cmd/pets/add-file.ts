@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { createReadStream, existsSync, realpathSync, rmSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
+import { addAbortSignal, type Readable } from 'node:stream';
 import { basename, dirname, join } from 'node:path';
 import type { AddBatchResult, RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
@@ -71,6 +72,44 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
     : await realpath(flags.file).catch(() => {
         throw new UsageError(`cannot read ${flags.file}`);
       });
+  const target = await session.target();
+  const asked = batchOptions(session, target, flags, input);
+  const resume = resumeCommand(asked);
+  // A second signal ends the process at once, in whatever phase: it still says how to go on.
+  const onForcedExit = () =>
+    session.terminal.stderr.write('notice', {
+      code: 'stopped',
+      message: `Stopped at once; the journal holds every record sent. Resume with: ${resume}`,
+      resume,
+    });
+  process.once('exit', onForcedExit);
+  let finished: { plan: BatchPlan; outcome: AddBatchResult } | undefined;
+  try {
+    finished = await runPhases(session, target, flags, asked, input);
+  } catch (error) {
+    // Stopped while reading, planning, asking or in a dry run: the batch's last words all the same.
+    if (session.signal.aborted) {
+      session.terminal.summary(`stopped before the end (journal: ${asked.journal})`, {
+        code: 'batch',
+        journal: asked.journal,
+      });
+      session.terminal.notice(`Stopped early. Resume with: ${resume}`, { code: 'stopped', resume });
+    }
+    throw error;
+  } finally {
+    process.off('exit', onForcedExit);
+  }
+  if (finished) summarize(session, finished.plan, finished.outcome);
+}
+
+/** The batch's phases: reading, the journal, a dry run or the question and the import. */
+async function runPhases(
+  session: Session,
+  target: ApiTarget,
+  flags: AddFileFlags,
+  asked: AskedOptions,
+  input: string | undefined,
+): Promise<{ plan: BatchPlan; outcome: AddBatchResult } | undefined> {
   const [{ chooseFormat }, { readJournal }, { normalizedOrigin }, { keyFingerprint }, { keyHint }] =
     await Promise.all([
       import('../../batch/input/index.js'),
@@ -79,9 +118,12 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
       import('../../config/key-fingerprint.js'),
       import('../../config/key-hint.js'),
     ]);
-  const target = await session.target();
   const source = await recordInput(session, flags.file, chooseFormat(flags.file, flags.format));
-  const options = batchOptions(session, target, flags, source, input);
+  const options: BatchOptions = {
+    ...asked,
+    format: source.format,
+    ...(source.fromContent ? { formatFromContent: true } : {}),
+  };
   const journalTarget = {
     origin: normalizedOrigin(target.baseUrl),
     key: keyFingerprint(target.apiKey),
@@ -97,50 +139,39 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
     const others = registryOf(session, journalTarget).entries();
     await refuseRecordsOfOtherRuns(options, source, journal, journalTarget, others, true);
     await dryRun(session, target, options, source, journal);
-    return;
+    return undefined;
   }
   // Opened, bound to its target and locked before anything is asked or sent: a journal that
   // cannot be written, is in use, or belongs elsewhere stops the run with nothing sent.
   const journal = await openRunJournal(session, options, source, journalTarget, place);
-  const resume = resumeCommand(options);
-  // A second Ctrl-C ends the process at once: it still says how to go on.
-  const onForcedExit = () =>
-    session.terminal.stderr.write('notice', {
-      code: 'stopped',
-      message: `Stopped at once; the journal holds every record sent. Resume with: ${resume}`,
-      resume,
-    });
-  process.once('exit', onForcedExit);
   try {
     await confirmProtectedProfile(session, target, {
       doing: 'Import into',
       action: 'a batch into it',
       nothingDone: 'nothing was sent',
       yes: flags.yes === true,
-      stdinBusy: fromStdin,
+      stdinBusy: flags.file === '-',
     });
-    await importRecords(session, target, options, source, journal);
+    return await importRecords(session, target, options, source, journal);
   } finally {
-    process.off('exit', onForcedExit);
     journal.close();
   }
 }
+
+type AskedOptions = Omit<BatchOptions, 'format' | 'formatFromContent'>;
 
 /** What the run was asked to do, as its plan, dry run and resume command state it. */
 function batchOptions(
   session: Session,
   target: ApiTarget,
   flags: AddFileFlags,
-  source: RecordInput,
   input: string | undefined,
-): BatchOptions {
+): AskedOptions {
   return {
     profile: target.profile,
     baseUrl: target.baseUrl,
     file: flags.file,
-    format: source.format,
     ...(flags.format ? { formatGiven: flags.format } : {}),
-    ...(source.fromContent ? { formatFromContent: true } : {}),
     journal: flags.journal ?? `${input}.pets-journal`,
     ...(flags.journal ? { journalGiven: flags.journal } : {}),
     ...(flags.concurrency !== undefined ? { concurrency: flags.concurrency } : {}),
@@ -313,7 +344,8 @@ interface RecordInput {
 /**
  * Opens the input of `file` ('-': stdin) in `format`, or, when neither --format nor the
  * extension tells it, in the format its first non-blank byte tells: stdin is read once, so
- * the bytes looked at are kept for the records.
+ * the bytes looked at are kept for the records. Every read ends at the run's stop (a signal):
+ * nothing else ends an idle stdin or an endless input.
  */
 async function recordInput(
   session: Session,
@@ -322,16 +354,15 @@ async function recordInput(
 ): Promise<RecordInput> {
   const { readRecords, formatFromContent } = await import('../../batch/input/index.js');
   if (file === '-') {
-    const peeked =
-      format === undefined
-        ? await formatFromContent(session.terminal.stdin)
-        : { format, input: session.terminal.stdin };
+    const stdin = addAbortSignal(session.signal, session.terminal.stdin as Readable);
+    const peeked = format === undefined ? await formatFromContent(stdin) : { format, input: stdin };
     // The ids stdin's reader sets aside: it reads once, for whichever caller asks first.
     const notes: ReadNotes = { ids: 0 };
     const records = readRecords(peeked.input, peeked.format, notes);
     return stdinInput(records, notes, peeked.format, format === undefined);
   }
-  const open = () => createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
+  const open = () =>
+    createReadStream(file, { highWaterMark: READ_CHUNK_BYTES, signal: session.signal });
   let found = format;
   if (found === undefined) {
     const stream = open();
@@ -506,7 +537,7 @@ async function importRecords(
   options: BatchOptions,
   source: RecordInput,
   journal: Journal,
-): Promise<void> {
+): Promise<{ plan: BatchPlan; outcome: AddBatchResult }> {
   const { addBatch } = await import('./add-batch.js');
   // The plan reads the input ahead of the run only for a person watching: a pipe gets its
   // records read once.
@@ -570,17 +601,18 @@ async function importRecords(
     await session.terminal.printRows(FAILURE_COLUMNS, failures);
   }
   noticeIgnoredIds(session, notes);
-  summarize(session, plan, outcome);
+  return { plan, outcome };
 }
 
 /** The last words of a run: what became of the records, and how to go on. */
 function summarize(session: Session, plan: BatchPlan, outcome: AddBatchResult): void {
-  const { created, failed, skipped, unknown, notSent, stoppedBy } = outcome;
+  const { created, failed, skipped, unknown, notSent, stoppedBy, unread } = outcome;
   const resume = resumeCommand(plan.options);
   const journal = plan.options.journal;
   session.terminal.summary(
     `created ${created}, failed ${failed}, skipped ${skipped}, unknown ${unknown}` +
-      `${notSent > 0 || stoppedBy ? `, not sent ${notSent}` : ''} (journal: ${journal})`,
+      `${notSent > 0 || stoppedBy ? `, not sent ${notSent}` : ''}` +
+      `${unread ? ' and the rest of the input' : ''} (journal: ${journal})`,
     { code: 'batch', created, failed, skipped, unknown, notSent, journal },
   );
   if (stoppedBy || notSent > 0) {

@@ -14,7 +14,7 @@ export function shellWord(word: string): string {
  * The command that resumes this run: the same target, file and options, as the user gave
  * them. Never --yes: a protected profile asks again.
  */
-export function resumeCommand(options: BatchOptions): string {
+export function resumeCommand(options: Omit<BatchOptions, 'format'>): string {
   const words = [
     'pets',
     '--profile',
