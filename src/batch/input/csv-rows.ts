@@ -34,8 +34,8 @@ export class CsvRowParser {
   private readonly recordBytes = new BoundedBytes(MAX_RECORD_BYTES);
   private readonly fieldEnds: number[] = [];
   private state: FieldState = FIELD_START;
-  /** A `\r` outside quotes: a line ending if `\n` follows, else data. It may end a chunk. */
-  private pendingCarriageReturn = false;
+  /** A `\r` outside quotes ended the line: a `\n` right after it (CRLF) ends nothing more. */
+  private afterCarriageReturn = false;
   private line = 1;
   private recordLine = 1;
   private recordStarted = false;
@@ -55,9 +55,12 @@ export class CsvRowParser {
         continue;
       }
       const byte = chunk[at] as number;
-      if (this.pendingCarriageReturn) {
-        this.pendingCarriageReturn = false;
-        if (byte !== LF) this.carriageReturnWasData();
+      if (this.afterCarriageReturn) {
+        this.afterCarriageReturn = false;
+        if (byte === LF) {
+          at++;
+          continue;
+        }
       }
       if (this.state === QUOTE_IN_QUOTED) {
         if (byte === QUOTE) {
@@ -71,14 +74,13 @@ export class CsvRowParser {
       if (byte === COMMA) {
         this.endField();
         at++;
-      } else if (byte === LF) {
+      } else if (byte === LF || byte === CR) {
+        // A line ends at LF, CRLF or a lone CR (old Mac files).
+        this.afterCarriageReturn = byte === CR;
         this.line++;
         at++;
         const row = this.endRecord();
         if (row !== undefined) yield row;
-      } else if (byte === CR) {
-        this.pendingCarriageReturn = true;
-        at++;
       } else if (this.state === AFTER_CLOSING_QUOTE) {
         this.malformed ??= TEXT_AFTER_QUOTE;
         at++;
@@ -95,8 +97,6 @@ export class CsvRowParser {
   *end(): Generator<CsvRow> {
     if (!this.recordStarted) return;
     if (this.state === QUOTED) this.malformed ??= QUOTE_NOT_CLOSED;
-    // A final `\r` without `\n` is still a line ending.
-    this.pendingCarriageReturn = false;
     const row = this.endRecord();
     if (row !== undefined) yield row;
   }
@@ -124,15 +124,6 @@ export class CsvRowParser {
     this.append(chunk, start, end);
     this.state = UNQUOTED;
     return end;
-  }
-
-  private carriageReturnWasData(): void {
-    if (this.state === AFTER_CLOSING_QUOTE) {
-      this.malformed ??= TEXT_AFTER_QUOTE;
-      return;
-    }
-    if (!this.recordTooLong && !this.recordBytes.appendByte(CR)) this.recordTooLong = true;
-    this.state = UNQUOTED;
   }
 
   private append(chunk: Uint8Array, start: number, end: number): void {

@@ -82,8 +82,9 @@ export async function* readCsvRecords(
 ): AsyncGenerator<InputRecord> {
   const parser = new CsvRowParser();
   let columns: Columns | undefined;
+  let records = 0;
   const take = (row: CsvRow): InputRecord | undefined => {
-    if (columns !== undefined) return recordFromRow(row, columns, notes);
+    if (columns !== undefined) return (records++, recordFromRow(row, columns, notes));
     columns = columnsFromHeader(row);
     return undefined;
   };
@@ -99,5 +100,10 @@ export async function* readCsvRecords(
   }
   if (columns === undefined) {
     throw new UsageError('the CSV input is empty; it needs a header row', { hint: HEADER_HINT });
+  }
+  if (records === 0) {
+    throw new UsageError('the CSV input has a header row but no records', {
+      hint: 'Each line after the header is a pet; lines may end in LF, CRLF or CR.',
+    });
   }
 }

@@ -50,6 +50,8 @@ export async function* readJsonArrayRecords(
       hint: 'Write [{"name":"Rex","categoryId":1}, …], or use NDJSON for one pet per line.',
     });
   }
+  if (value.length === 0)
+    throw new UsageError('the JSON input is an empty array: it holds no pets');
   for (const [index, element] of value.entries()) {
     yield recordFromJson(index + 1, element, notes);
   }

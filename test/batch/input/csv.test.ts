@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/core/errors.js';
-import { readAll } from './helpers.js';
+import { oneByteChunks, readAll } from './helpers.js';
 
 async function usageErrorOf(input: string): Promise<UsageError> {
   const error: unknown = await readAll(input, 'csv').catch((thrown: unknown) => thrown);
@@ -45,6 +45,25 @@ describe('CSV records', () => {
       { line: 6, pet: { name: 'Miso', categoryId: 3n } },
     ]);
   });
+
+  it('ends lines at a lone CR (old Mac files), in whole and in 1-byte chunks', async () => {
+    const input = 'name,categoryId\rRex,1\r\r"Two\rlines",2\rMiso,3\r\nEnd,4';
+    const expected = [
+      { line: 2, pet: { name: 'Rex', categoryId: 1n } },
+      { line: 4, pet: { name: 'Two\rlines', categoryId: 2n } },
+      { line: 5, pet: { name: 'Miso', categoryId: 3n } },
+      { line: 6, pet: { name: 'End', categoryId: 4n } },
+    ];
+    expect(await readAll(input, 'csv')).toStrictEqual(expected);
+    expect(await readAll(oneByteChunks(input), 'csv')).toStrictEqual(expected);
+  });
+
+  it.each(['name,categoryId\n', 'name,categoryId\r\n\r\n  \n'])(
+    'refuses a header with no records after it (%j): not a success of nothing',
+    async (input) => {
+      await expect(readAll(input, 'csv')).rejects.toThrow(/header row but no records/);
+    },
+  );
 
   it('matches reordered, capitalised, padded headers and ignores unknown columns', async () => {
     const input = ' Status ,colour,CATEGORYID,Name\nsold,brown,9007199254740993,Rex\n';
@@ -131,9 +150,5 @@ describe('CSV records', () => {
   it('refuses an empty input: there is no header', async () => {
     const error = await usageErrorOf('\n\n');
     expect(error.message).toContain('needs a header row');
-  });
-
-  it('reads a header-only input as no records', async () => {
-    expect(await readAll('name,categoryId\n', 'csv')).toStrictEqual([]);
   });
 });

@@ -19,8 +19,10 @@ describe('JSON array records', () => {
     ]);
   });
 
-  it('reads an empty array as no records', async () => {
-    expect(await readAll('[]', 'json')).toStrictEqual([]);
+  it('refuses an empty array: an input with no records is not a success', async () => {
+    const error: unknown = await readAll(' [ ] ', 'json').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toMatch(/empty array/);
   });
 
   it.each(['{"name":"Rex","categoryId":1}', '"pets"', 'null', '7'])(
