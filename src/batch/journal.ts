@@ -10,7 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { toInt64 } from '../api/contract.js';
-import { codeOf, JournalError, UsageError, type ErrorJson } from '../core/errors.js';
+import { JournalError, systemReason, UsageError, type ErrorJson } from '../core/errors.js';
 import { describeHolder, fileLock, renewLeases, type Release } from '../core/file-lock.js';
 import { parseJson, stringifyJson } from '../json/int64-json.js';
 import { scanEntry } from './journal-entry.js';
@@ -98,9 +98,8 @@ function openFile(path: string, forWriting: boolean, input: string | undefined):
   try {
     fd = openSync(path, forWriting ? 'a+' : 'r', 0o600);
   } catch (error) {
-    const code = codeOf(error) ?? 'error';
     throw new UsageError(
-      `the journal ${path} cannot be ${forWriting ? 'written' : 'read'} (${code})`,
+      `the journal ${path} cannot be ${forWriting ? 'written' : 'read'}: ${systemReason(error)}`,
       {
         hint: 'Give a writable file with --journal <path>; nothing was sent.',
       },
@@ -478,10 +477,12 @@ function lockJournal(path: string, fd: number): Release {
     // or lapses: at most a few seconds, and only then.
     taken = lock.takeUnlessLive();
   } catch (error) {
-    const code = codeOf(error) ?? 'error';
-    throw new UsageError(`the journal's lock ${lock.lockPath} cannot be written (${code})`, {
-      hint: 'Give a journal in a folder you can write: --journal <path>; nothing was sent.',
-    });
+    throw new UsageError(
+      `the journal's lock ${lock.lockPath} cannot be written: ${systemReason(error)}`,
+      {
+        hint: 'Give a journal in a folder you can write: --journal <path>; nothing was sent.',
+      },
+    );
   }
   if (typeof taken !== 'function') {
     const who = taken.holder === undefined ? '' : ` (${describeHolder(taken)})`;

@@ -1,12 +1,26 @@
 // One class per failure kind; each knows its exit code (see the contract's exit-code table).
 // `message` says what happened, `hint` what to do next. Neither ever holds an API key.
 
+import { constants } from 'node:os';
+import { getSystemErrorMessage } from 'node:util';
 import { STOP_SIGNALS, type StopSignal } from './stop-signals.js';
 
 /** The code Node or undici gives an error (ENOENT, UND_ERR_SOCKET, …), if it has one. */
 export function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Why the system refused a path, in its words and with its code, as every message about a
+ * user's path says it: "no such file or directory (ENOENT)", "permission denied (EACCES)".
+ * `error` is the error, or the code alone (EISDIR, for a folder found by stat).
+ */
+export function systemReason(error: unknown): string {
+  const code = typeof error === 'string' ? error : codeOf(error);
+  const errno = code === undefined ? undefined : (constants.errno as Record<string, number>)[code];
+  if (errno === undefined) return code ?? String(error);
+  return `${getSystemErrorMessage(-errno)} (${code})`;
 }
 
 export interface ErrorDetails {

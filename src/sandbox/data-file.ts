@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { INT64_MAX, INT64_MIN, toInt64, type Pet } from '../api/contract.js';
-import { codeOf } from '../core/errors.js';
+import { codeOf, systemReason } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
 import { validateNewPet } from './new-pet-validation.js';
 import type { StoreSnapshot } from './pet-store.js';
@@ -75,9 +75,8 @@ export function readDataFile(path: string): StoreSnapshot | undefined {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const code = codeOf(error) ?? 'an unknown error';
-    if (code === 'ENOENT') return undefined;
-    throw new DataFileError(path, `cannot be read (${code})`, { cause: error });
+    if (codeOf(error) === 'ENOENT') return undefined;
+    throw new DataFileError(path, `cannot be read: ${systemReason(error)}`, { cause: error });
   }
   const snapshot = parseSnapshot(text);
   if (typeof snapshot === 'string') throw new DataFileError(path, snapshot);
@@ -103,7 +102,6 @@ export function writeDataFile(path: string, snapshot: StoreSnapshot): void {
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
-    const code = codeOf(error) ?? 'an unknown error';
-    throw new DataFileError(path, `cannot be written (${code})`, { cause: error });
+    throw new DataFileError(path, `cannot be written: ${systemReason(error)}`, { cause: error });
   }
 }

@@ -167,7 +167,7 @@ describe.runIf(namespaces)('a config folder pets cannot write in', () => {
     });
     expect(ro.code, ro.stderr).toBe(2);
     expect(ro.stderr).toContain(
-      'the journal /mnt/in.ndjson.pets-journal cannot be written (EROFS)',
+      'the journal /mnt/in.ndjson.pets-journal cannot be written: read-only file system (EROFS)',
     );
     expect(ro.stderr).not.toContain('unexpectedly');
 
@@ -183,7 +183,7 @@ describe.runIf(namespaces)('a config folder pets cannot write in', () => {
     );
     expect(forbidden.code, forbidden.stderr).toBe(2);
     expect(forbidden.stderr).toContain(
-      'the journal /mnt/data/in.ndjson.pets-journal cannot be written (EACCES)',
+      'the journal /mnt/data/in.ndjson.pets-journal cannot be written: permission denied (EACCES)',
     );
     expect(forbidden.stderr).not.toContain('unexpectedly');
     expect(sandbox.requestLog.length).toBe(before);

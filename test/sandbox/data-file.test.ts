@@ -91,7 +91,7 @@ describe('data file', () => {
   it('refuses to start when the file cannot be created', async () => {
     const missingFolder = join(folder, 'missing', 'store.json');
     await expect(testSandbox({ dataFile: missingFolder })).rejects.toThrow(
-      `${missingFolder} cannot be written (ENOENT)`,
+      `${missingFolder} cannot be written: no such file or directory (ENOENT)`,
     );
   });
 

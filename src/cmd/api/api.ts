@@ -2,7 +2,7 @@ import { withWriteOutcome } from '../../api/create-outcome.js';
 import { joinUrl, type PetsApi } from '../../api/client.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import { apiPathProblem, isUnderBase } from '../../api/raw-path.js';
-import { codeOf, UsageError } from '../../core/errors.js';
+import { systemReason, UsageError } from '../../core/errors.js';
 import { headerValue, type HttpMethod, type HttpResponse } from '../../http/types.js';
 import { parseJson, stringifyJson, type JsonValue } from '../../json/int64-json.js';
 import { Option } from 'commander';
@@ -287,13 +287,13 @@ function add<T>(parse: (arg: string) => T) {
 async function readInput(session: Session, file: string): Promise<string> {
   if (file === '-') {
     const { readStdin } = await import('../../terminal/read-stdin.js');
-    return readStdin(session.terminal.stdin);
+    return readStdin(session.terminal.stdin, undefined, session.signal);
   }
   const { readFile } = await import('node:fs/promises');
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new UsageError(`--input ${file} cannot be read: ${codeOf(error) ?? 'error'}`);
+    throw new UsageError(`--input ${file} cannot be read: ${systemReason(error)}`);
   }
 }
 

@@ -1,12 +1,12 @@
 import { setMaxListeners } from 'node:events';
-import { createReadStream, existsSync, realpathSync, rmSync } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { constants, createReadStream, existsSync, realpathSync, rmSync } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
 import { basename, dirname, join } from 'node:path';
 import type { AddBatchResult, RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { KeyApi } from '../shared/deps.js';
-import { PetsError, UsageError, type ErrorJson } from '../../core/errors.js';
+import { PetsError, systemReason, UsageError, type ErrorJson } from '../../core/errors.js';
 import type { Column } from '../../output/render.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
 import type { InputFormat } from '../../batch/input/format.js';
@@ -67,11 +67,7 @@ export async function addFromFile(session: Session, flags: AddFileFlags): Promis
   }
   // The input's real path names its journal: a link to it, or a path through .., finds the
   // same journal.
-  const input = fromStdin
-    ? undefined
-    : await realpath(flags.file).catch(() => {
-        throw new UsageError(`cannot read ${flags.file}`);
-      });
+  const input = fromStdin ? undefined : await readablePath(flags.file);
   const target = await session.target();
   const asked = batchOptions(session, target, flags, input);
   const resume = resumeCommand(asked);
@@ -159,6 +155,22 @@ async function runPhases(
 }
 
 type AskedOptions = Omit<BatchOptions, 'format' | 'formatFromContent'>;
+
+/**
+ * The real path of the file to read, or why it cannot be read, in the system's words (a
+ * missing file, a folder, no permission): exit 2, not a failure of pets's own.
+ */
+async function readablePath(file: string): Promise<string> {
+  try {
+    const real = await realpath(file);
+    if ((await stat(real)).isDirectory()) throw new UsageError(systemReason('EISDIR'));
+    await access(real, constants.R_OK);
+    return real;
+  } catch (error) {
+    const reason = error instanceof UsageError ? error.message : systemReason(error);
+    throw new UsageError(`--file ${file} cannot be read: ${reason}`);
+  }
+}
 
 /** What the run was asked to do, as its plan, dry run and resume command state it. */
 function batchOptions(
