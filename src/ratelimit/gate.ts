@@ -49,6 +49,7 @@ export interface GateOptions {
   errorCode?: (body: string) => string | undefined;
 }
 
+/** How long a go may wait to be acted on (its request's beforeSend) before it is asked again. */
 const STALE_GO_MS = 1_000;
 
 /**
@@ -108,6 +109,7 @@ export class RateGate {
   private get store(): StateStore {
     return this.shared.store;
   }
+
   /**
    * The key's state as all processes know it, for `pets quota`, with its cooldown and Reset
    * on this machine's clock, as people read them.
