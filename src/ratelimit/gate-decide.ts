@@ -50,7 +50,6 @@ export class Deciding {
     private readonly shared: SharedState,
     private readonly stops: Stops,
     private readonly waits: Waits,
-    private readonly trace: (line: string) => void,
   ) {}
 
   /**
@@ -104,7 +103,7 @@ export class Deciding {
         // Not a limit either: the budget is there, and is left a while for short processes;
         // it ends before Reset, so it adds nothing to what the window makes the work wait, nor
         // to the command's waiting. It is shown all the same: a person sees the batch wait.
-        this.trace(`wait ${formatDuration(waitMs)}: ${WAIT_WORDS.sharing} (bulk)`);
+        this.waits.trace(`wait ${formatDuration(waitMs)}: ${WAIT_WORDS.sharing} (bulk)`);
         const notice = { reason: WAIT_WORDS.sharing, attempt, maxAttempts: MAX_ATTEMPTS };
         await this.waits.pause(waitMs, notice, request, true, false);
         continue;
@@ -127,7 +126,7 @@ export class Deciding {
       }
       const quota = decision.state.quota;
       const localNow = this.clock.now();
-      this.trace(
+      this.waits.trace(
         `wait ${formatDuration(waitMs)}: ${WAIT_WORDS[decision.reason]}` +
           (decision.reason === 'quota' && quota
             ? ` (${quota.limit} until ${clockTime(localNow + waitMs, localNow)})`

@@ -34,7 +34,7 @@ export class Waits {
     private readonly clock: Clock,
     private readonly time: ServerClock,
     private readonly wait: Waiter,
-    private readonly trace: (line: string) => void,
+    readonly trace: (line: string) => void,
   ) {}
 
   /** Requests of this process that wait ask the gate again. */

@@ -93,21 +93,9 @@ export class RateGate {
       trace,
       learnt: () => this.waits.wake(),
     });
-    this.deciding = new Deciding(
-      claimPrefix,
-      options.claimMs,
-      clock,
-      this.time,
-      this.shared,
-      this.stops,
-      this.waits,
-      trace,
-    );
+    const { time, shared, stops, waits } = this;
+    this.deciding = new Deciding(claimPrefix, options.claimMs, clock, time, shared, stops, waits);
     this.learning = new Learning({ ...options, trace }, this.time, this.shared, this.stops);
-  }
-
-  private get store(): StateStore {
-    return this.shared.store;
   }
 
   /**
@@ -115,7 +103,7 @@ export class RateGate {
    * on this machine's clock, as people read them.
    */
   get snapshot(): GateState {
-    const state = this.store.read();
+    const state = this.shared.store.read();
     const serverNow = this.time.likelyNow(state);
     const local = (serverMs: number) => serverMs - serverNow + this.options.clock.now();
     const snapshot = { ...state };
@@ -132,8 +120,8 @@ export class RateGate {
    */
   get storeView(): { shared?: string; place?: string } {
     return {
-      ...(this.store.shared !== undefined && { shared: this.store.shared }),
-      ...(this.store.place !== undefined && { place: this.store.place }),
+      ...(this.shared.store.shared !== undefined && { shared: this.shared.store.shared }),
+      ...(this.shared.store.place !== undefined && { place: this.shared.store.place }),
     };
   }
 
@@ -153,9 +141,9 @@ export class RateGate {
    */
   async requireShared(): Promise<void> {
     try {
-      await this.store.check?.();
+      await this.shared.store.check?.();
     } catch (error) {
-      throw new SharedStateError(this.store.folder ?? 'the config folder', error);
+      throw new SharedStateError(this.shared.store.folder ?? 'the config folder', error);
     }
   }
 
