@@ -118,6 +118,7 @@ export async function stopIn(
   phase: Phase,
   signal: Signal,
   how: 'kill' | 'terminal',
+  twice = false,
 ): Promise<Stopped> {
   const sandbox = await testSandbox({ plan: 'free', ...phase.sandbox });
   const dir = tempDir('pets-signal-run-');
@@ -128,6 +129,8 @@ export async function stopIn(
     await until(() => phase.reached(pid, dir, sandbox));
     const at = Date.now();
     process.kill(pid, signal);
+    // A second signal soon after the first: pets leaves at once, but not in silence.
+    if (twice) setTimeout(() => process.kill(pid, signal), 2);
     const result = await run.done;
     return { code: result.code, ms: Date.now() - at, output: result.stderr };
   }
@@ -163,15 +166,25 @@ const quickSignals: Signal[] = ['SIGTERM'];
 const allSignals: Signal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** Tries a phase × signal × way `count` times, and logs how many ended well (the issue's counts). */
-async function tryStopping(phase: Phase, signal: Signal, how: 'kill' | 'terminal', count: number) {
+async function tryStopping(
+  phase: Phase,
+  signal: Signal,
+  how: 'kill' | 'terminal' | 'kill twice',
+  count: number,
+) {
   const tally = { code: 0, withinSecond: 0, said: 0 };
   try {
     for (let i = 0; i < count; i++) {
-      const stopped = await stopIn(phase, signal, how);
+      const twice = how === 'kill twice';
+      const stopped = await stopIn(phase, signal, twice ? 'kill' : how, twice);
       if (stopped.code === SIGNAL_CODES[signal]) tally.code++;
       if (stopped.ms < 1_000) tally.withinSecond++;
       if (/Resume with: pets /.test(stopped.output)) tally.said++;
-      expectStoppedWell(stopped, signal, phase);
+      if (twice) {
+        // Only the resume command is sure: the summary may not have been written yet.
+        expect(stopped.code, stopped.output).toBe(SIGNAL_CODES[signal]);
+        expect(stopped.output).toMatch(/Resume with: pets /);
+      } else expectStoppedWell(stopped, signal, phase);
       // Within a second on a quiet machine (counted above); the bound leaves room for a loaded
       // one, and is far below what it was (forever, or 16 s).
       expect(stopped.ms).toBeLessThan(5_000);
@@ -189,6 +202,19 @@ describe('the first signal ends a batch in every phase (kill)', () => {
     for (const signal of cases(allSignals, quickSignals)) {
       it(`${phase.name}, ${signal}`, () => tryStopping(phase, signal, 'kill', trials(10)), 300_000);
     }
+  }
+});
+
+describe('a second signal right after the first still says how to resume (kill)', () => {
+  for (const phase of cases(
+    PHASES.filter((phase) => !phase.terminalOnly),
+    [PHASES[0]!],
+  )) {
+    it(
+      `${phase.name}, SIGINT twice`,
+      () => tryStopping(phase, 'SIGINT', 'kill twice', trials(10)),
+      300_000,
+    );
   }
 });
 
