@@ -1,12 +1,14 @@
 // The first signal ends `pets add --file` in every phase, with the signal's exit code, the
 // batch's summary and the resume command (#41). Each phase is reached by a state seen from
 // outside (a file open, a journal made, pets created), never by a guessed delay.
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
-import { startBinary } from '../helpers/run-binary.js';
+import { BIN, startBinary } from '../helpers/run-binary.js';
+import { sendJson, testFaultServer } from '../helpers/fault-server.js';
 import { testSandbox } from '../helpers/sandbox.js';
 import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
 import { cases, trials } from '../helpers/trials.js';
@@ -233,3 +235,23 @@ describe.skipIf(!hasScript)(
     }
   },
 );
+
+describe('pets get - on an idle stdin', () => {
+  it('ends at the first signal, with its exit code', async () => {
+    const fault = await testFaultServer();
+    fault.handle((_req, res) => sendJson(res, 200, '{"id":1,"name":"P1","categoryId":1}'));
+    const child = spawn(process.execPath, [BIN, 'get', '-'], {
+      env: {
+        PATH: process.env.PATH,
+        ...apiEnv({ baseUrl: fault.baseUrl, key: 'key_0123456789' }, { PETS_PROFILE: 'staging' }),
+      },
+    });
+    child.stdout.resume();
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // One id, and stdin left open: pets has read it once it asks for it.
+    child.stdin.write('1\n');
+    await until(() => fault.requests.length >= 1);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+  }, 30_000);
+});

@@ -1,3 +1,4 @@
+import { addAbortSignal, type Readable } from 'node:stream';
 import type { DeprecationHeaders } from '../../api/client.js';
 import { GET_PET_REMOVAL_DATE, type Pet } from '../../api/contract.js';
 import { defaultConcurrency } from '../../batch/concurrency.js';
@@ -35,7 +36,9 @@ export const getCommand: CommandModule = {
           if (ids.length === 1 && ids[0] !== undefined) {
             deprecation = await getOne(session, ids[0]);
           } else {
-            const inputs = fromStdin ? readIds(session.terminal.stdin) : listed(ids);
+            // Ids read from stdin stop at the run's stop (a signal), as an idle stdin never ends.
+            const stdin = () => addAbortSignal(session.signal, session.terminal.stdin as Readable);
+            const inputs = fromStdin ? readIds(stdin()) : listed(ids);
             deprecation = await getMany(session, inputs);
           }
         } finally {
