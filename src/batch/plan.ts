@@ -69,6 +69,8 @@ export interface BatchOptions {
   retryUnknown: boolean;
   /** --new-run: send records that another journal of the target already holds. */
   newRun?: boolean;
+  /** --ignore-unknown: fields no pet has are left out, not refused. */
+  ignoreUnknown?: boolean;
   /** --json, --jq and --quiet, for the resume command. */
   output?: { json: boolean; jq?: string; quiet: boolean };
   /** The profile is protected, and whether --yes was given: what a dry run says a run asks. */

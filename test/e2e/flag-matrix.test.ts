@@ -574,6 +574,20 @@ const MATRIX: Record<string, Expectation> = {
     },
     refused: onlyWithFile('--new-run'),
   },
+  'add --ignore-unknown': {
+    // A key no pet has is refused (exit 2, nothing sent), or left out with the flag (issue 42).
+    acts: {
+      args: (w) => [
+        'add',
+        '--file',
+        w.file('odd.ndjson', '{"name":"U","categoryId":1,"colour":"red"}'),
+        '--ignore-unknown',
+      ],
+      env: staging,
+      shows: (r) => r.code === 0 && posts(r) === 1,
+    },
+    refused: onlyWithFile('--ignore-unknown'),
+  },
   'add --yes': {
     // Production is protected: in a pipe a batch needs --yes.
     acts: { args: (w) => ['add', '--file', records(w), '--yes'], shows: (r) => posts(r) === 1 },

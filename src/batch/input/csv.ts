@@ -1,9 +1,9 @@
 import { UsageError } from '../../core/errors.js';
 import { CsvRowParser, type CsvRow } from './csv-rows.js';
-import { toNewPet } from './new-pet.js';
+import { refuseUnknownFields, toNewPet } from './new-pet.js';
 import type { InputRecord, ReadNotes } from './record.js';
 
-/** Where each known column sits in a row; other columns are ignored. */
+/** Where each known column sits in a row; other columns are refused, or ignored when asked. */
 interface Columns {
   count: number;
   name: number;
@@ -18,17 +18,21 @@ type KnownColumn = (typeof KNOWN_COLUMNS)[number];
 const REQUIRED_COLUMNS = ['name', 'categoryId'] as const;
 const HEADER_HINT = 'The first row must name the columns, e.g. name,categoryId,status';
 
-function columnsFromHeader(header: CsvRow): Columns {
+function columnsFromHeader(header: CsvRow, ignoreUnknown?: boolean): Columns {
   if ('problem' in header) {
     throw new UsageError(`the CSV header row cannot be read: ${header.problem}`, {
       hint: HEADER_HINT,
     });
   }
   const found = new Map<KnownColumn, number>();
+  const unknown: string[] = [];
   header.fields.forEach((title, index) => {
     const wanted = title.trim().toLowerCase();
     const column = KNOWN_COLUMNS.find((known) => known.toLowerCase() === wanted);
-    if (column === undefined) return;
+    if (column === undefined) {
+      if (wanted !== '') unknown.push(title.trim());
+      return;
+    }
     if (found.has(column)) {
       throw new UsageError(`the CSV header names the column ${column} more than once`);
     }
@@ -43,6 +47,7 @@ function columnsFromHeader(header: CsvRow): Columns {
       { hint: HEADER_HINT },
     );
   }
+  if (!ignoreUnknown) refuseUnknownFields(unknown, 'the CSV header');
   return {
     count: header.fields.length,
     name,
@@ -79,13 +84,14 @@ function recordFromRow(row: CsvRow, columns: Columns, notes?: ReadNotes): InputR
 export async function* readCsvRecords(
   chunks: AsyncIterable<Buffer>,
   notes?: ReadNotes,
+  ignoreUnknown?: boolean,
 ): AsyncGenerator<InputRecord> {
   const parser = new CsvRowParser();
   let columns: Columns | undefined;
   let records = 0;
   const take = (row: CsvRow): InputRecord | undefined => {
     if (columns !== undefined) return (records++, recordFromRow(row, columns, notes));
-    columns = columnsFromHeader(row);
+    columns = columnsFromHeader(row, ignoreUnknown);
     return undefined;
   };
   for await (const chunk of chunks) {

@@ -17,14 +17,15 @@ export function readRecords(
   input: AsyncIterable<Buffer | string>,
   format: InputFormat,
   notes?: ReadNotes,
+  ignoreUnknown?: boolean,
 ): AsyncIterable<InputRecord> {
   const chunks = bytesWithoutBom(input);
   switch (format) {
     case 'ndjson':
-      return readNdjsonRecords(chunks, notes);
+      return readNdjsonRecords(chunks, notes, ignoreUnknown);
     case 'json':
-      return readJsonArrayRecords(chunks, notes);
+      return readJsonArrayRecords(chunks, notes, ignoreUnknown);
     case 'csv':
-      return readCsvRecords(chunks, notes);
+      return readCsvRecords(chunks, notes, ignoreUnknown);
   }
 }

@@ -34,6 +34,7 @@ function lineAt(text: string, position: number): number {
 export async function* readJsonArrayRecords(
   chunks: AsyncIterable<Buffer>,
   notes?: ReadNotes,
+  ignoreUnknown?: boolean,
 ): AsyncGenerator<InputRecord> {
   const text = await readWholeText(chunks);
   let value: JsonValue;
@@ -53,6 +54,6 @@ export async function* readJsonArrayRecords(
   if (value.length === 0)
     throw new UsageError('the JSON input is an empty array: it holds no pets');
   for (const [index, element] of value.entries()) {
-    yield recordFromJson(index + 1, element, notes);
+    yield recordFromJson(index + 1, element, notes, ignoreUnknown);
   }
 }

@@ -6,6 +6,8 @@ import {
   type NewPet,
   type PetStatus,
 } from '../../api/contract.js';
+import { UsageError } from '../../core/errors.js';
+import { closest } from '../../core/suggest.js';
 
 type Source = 'json' | 'csv';
 type Checked<T> = { value: T } | { problem: string };
@@ -16,6 +18,28 @@ const CATEGORY_REQUIRED = 'categoryId is required: an integer within int64';
 const CATEGORY_INVALID = 'categoryId must be an integer within int64';
 const CATEGORY_QUOTED = `${CATEGORY_INVALID} (a JSON number, not a string)`;
 const STATUS_INVALID = `status must be one of ${PET_STATUSES.join(', ')}`;
+
+/** The fields a record may have: a pet's, and the id `pets list --json` writes (set aside). */
+const RECORD_FIELDS = ['name', 'categoryId', 'status', 'id'];
+
+/**
+ * Refuses the fields `names` of `where` (the CSV header, a record's line) that no pet has,
+ * each with the known one nearest it: a misspelt field would otherwise be dropped in silence.
+ */
+export function refuseUnknownFields(names: readonly string[], where: string): void {
+  const unknown = names.filter((name) => !RECORD_FIELDS.includes(name));
+  if (unknown.length === 0) return;
+  const named = unknown.map((name) => {
+    const meant = closest(name, RECORD_FIELDS);
+    return meant ? `"${name}" (did you mean "${meant}"?)` : `"${name}"`;
+  });
+  throw new UsageError(
+    `${where} names ${unknown.length === 1 ? 'a field' : 'fields'} a pet does not have: ${named.join(', ')}`,
+    {
+      hint: 'A pet has name, categoryId and status. Fix the name, or give --ignore-unknown to leave such fields out.',
+    },
+  );
+}
 
 // Own properties only: an input object's prototype is never a source of fields.
 function field(fields: Record<string, unknown>, key: string): unknown {

@@ -283,9 +283,11 @@ Input
   anything else CSV; the dry run says which. Each record is checked before it is
   sent: an invalid one is reported with the line it starts on, and never sent.
   Records may carry an id (pets list --json | pets add --file - --journal copy.j):
-  the server assigns ids, so they are ignored, and one notice counts them. Input is
-  read as a stream, but memory still grows with it: peak 56 MiB for 10 lines, 130
-  MiB for a million, 174 MiB for three million (Node 24, npm run bench).
+  the server assigns ids, so they are ignored, and one notice counts them. A column
+  or key a pet does not have (a misspelt "stauts") stops the dry run and the run
+  (exit 2), naming each and the field nearest it; --ignore-unknown leaves them out.
+  Input is read as a stream, but memory still grows with it: peak 56 MiB for 10
+  lines, 130 MiB for a million, 174 MiB for three million (Node 24, npm run bench).
 
 Know before you send: --dry-run
 
@@ -367,11 +369,11 @@ Stopping and resuming
   flight get 5 s to answer, the summary and the command to resume are printed, exit
   130 (143 after SIGTERM, 129 after SIGHUP). A second Ctrl-C exits at once. The
   resume command repeats the run's options (profile, file, --format, --journal,
-  --concurrency, --max-wait, --retry-unknown, --new-run, --json, --jq, --quiet),
-  never --yes. Run it as printed: created records are skipped, and unknown ones are
-  held back unless you give --retry-unknown (check with pets list first). A journal
-  of another profile, address or key is refused, naming each key as **** and its
-  last 4 characters.
+  --concurrency, --max-wait, --retry-unknown, --new-run, --ignore-unknown, --json,
+  --jq, --quiet), never --yes. Run it as printed: created records are skipped, and
+  unknown ones are held back unless you give --retry-unknown (check with pets list
+  first). A journal of another profile, address or key is refused, naming each key
+  as **** and its last 4 characters.
 
 Exit codes
 

@@ -34,6 +34,7 @@ export interface AddFileFlags {
   newRun?: boolean;
   yes?: boolean;
   dryRun?: boolean;
+  ignoreUnknown?: boolean;
 }
 
 // After Ctrl-C, requests already sent get this long to answer before they are cut off
@@ -114,7 +115,12 @@ async function runPhases(
       import('../../config/key-fingerprint.js'),
       import('../../config/key-hint.js'),
     ]);
-  const source = await recordInput(session, flags.file, chooseFormat(flags.file, flags.format));
+  const source = await recordInput(
+    session,
+    flags.file,
+    chooseFormat(flags.file, flags.format),
+    flags.ignoreUnknown,
+  );
   const options: BatchOptions = {
     ...asked,
     format: source.format,
@@ -196,6 +202,7 @@ function batchOptions(
       quiet: session.globals.quiet,
     },
     ...(flags.newRun ? { newRun: true } : {}),
+    ...(flags.ignoreUnknown ? { ignoreUnknown: true } : {}),
     guard: { protected: target.protected, yes: flags.yes === true },
   };
 }
@@ -363,6 +370,7 @@ async function recordInput(
   session: Session,
   file: string,
   format: InputFormat | undefined,
+  ignoreUnknown?: boolean,
 ): Promise<RecordInput> {
   const { readRecords, formatFromContent } = await import('../../batch/input/index.js');
   if (file === '-') {
@@ -370,7 +378,7 @@ async function recordInput(
     const peeked = format === undefined ? await formatFromContent(stdin) : { format, input: stdin };
     // The ids stdin's reader sets aside: it reads once, for whichever caller asks first.
     const notes: ReadNotes = { ids: 0 };
-    const records = readRecords(peeked.input, peeked.format, notes);
+    const records = readRecords(peeked.input, peeked.format, notes, ignoreUnknown);
     return stdinInput(records, notes, peeked.format, format === undefined);
   }
   const open = () =>
@@ -384,7 +392,7 @@ async function recordInput(
       stream.destroy();
     }
   }
-  const records = async (notes?: ReadNotes) => readRecords(open(), found, notes);
+  const records = async (notes?: ReadNotes) => readRecords(open(), found, notes, ignoreUnknown);
   return {
     format: found,
     fromContent: format === undefined,

@@ -28,6 +28,7 @@ export function resumeCommand(options: Omit<BatchOptions, 'format'>): string {
     ...(options.concurrency !== undefined ? ['--concurrency', String(options.concurrency)] : []),
     ...(options.retryUnknown ? ['--retry-unknown'] : []),
     ...(options.newRun ? ['--new-run'] : []),
+    ...(options.ignoreUnknown ? ['--ignore-unknown'] : []),
     ...outputFlags(options.output),
   ];
   return words.map(shellWord).join(' ') + (options.file === '-' ? ' < (the same input)' : '');

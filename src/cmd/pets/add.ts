@@ -21,7 +21,15 @@ import type { Session } from '../shared/session.js';
 import { refusalOf, type Prompter } from '../../terminal/prompt.js';
 
 /** The options that act only on a batch: each is refused without --file. */
-const FILE_ONLY_OPTIONS = ['format', 'concurrency', 'journal', 'retryUnknown', 'newRun', 'yes'];
+const FILE_ONLY_OPTIONS = [
+  'format',
+  'concurrency',
+  'journal',
+  'retryUnknown',
+  'newRun',
+  'yes',
+  'ignoreUnknown',
+];
 
 /** add's flags: one pet's fields, or a file's (add-file.ts). */
 interface AddFlags extends Partial<AddFileFlags> {
@@ -166,6 +174,10 @@ export const addCommand: CommandModule = {
       )
       .option('--yes', 'import into a protected profile without typing its name')
       .option(
+        '--ignore-unknown',
+        'leave out columns and keys a pet does not have (default: refused, exit 2, naming each)',
+      )
+      .option(
         '--dry-run',
         'send nothing: show the request one pet would make, or with --file check every record and say what the journal holds and how long the quota makes it take',
       )
@@ -182,8 +194,9 @@ export const addCommand: CommandModule = {
       )
       .addHelpText(
         'after',
-        '\n--format, --concurrency, --journal, --retry-unknown, --new-run and --yes act only with\n' +
-          '--file: without it they are refused (exit 2, naming each), nothing sent, never ignored.\n' +
+        '\n--format, --concurrency, --journal, --retry-unknown, --new-run, --yes and --ignore-unknown\n' +
+          'act only with --file: without it they are refused (exit 2, naming each), nothing sent,\n' +
+          'never ignored.\n' +
           'On a protected profile, one pet shows the badge and asks nothing; a batch asks for the\n' +
           "profile's name at a terminal, or needs --yes.\n",
       )

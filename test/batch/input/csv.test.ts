@@ -65,11 +65,23 @@ describe('CSV records', () => {
     },
   );
 
-  it('matches reordered, capitalised, padded headers and ignores unknown columns', async () => {
+  it('matches reordered, capitalised, padded headers; unknown columns only with ignoreUnknown', async () => {
     const input = ' Status ,colour,CATEGORYID,Name\nsold,brown,9007199254740993,Rex\n';
-    expect(await readAll(input, 'csv')).toStrictEqual([
+    expect(await readAll(input, 'csv', true)).toStrictEqual([
       { line: 2, pet: { name: 'Rex', categoryId: 9007199254740993n, status: 'sold' } },
     ]);
+    expect((await usageErrorOf(input)).message).toBe(
+      'the CSV header names a field a pet does not have: "colour"',
+    );
+  });
+
+  it('refuses a misspelt column, naming each with the field nearest it (issue 42)', async () => {
+    const error = await usageErrorOf('name,categoryId,stauts,catgoryId,x\nRex,1,sold,a,b\n');
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toBe(
+      'the CSV header names fields a pet does not have: "stauts" (did you mean "status"?), "catgoryId" (did you mean "categoryId"?), "x"',
+    );
+    expect(error.hint).toContain('--ignore-unknown');
   });
 
   it('ignores a BOM before the header', async () => {

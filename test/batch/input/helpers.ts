@@ -16,9 +16,11 @@ export function oneByteChunks(input: Buffer | string): Buffer[] {
 export async function readAll(
   input: Buffer | string | Iterable<Buffer | string>,
   format: InputFormat,
+  ignoreUnknown?: boolean,
 ): Promise<InputRecord[]> {
   const chunks = typeof input === 'string' || Buffer.isBuffer(input) ? [input] : input;
   const records: InputRecord[] = [];
-  for await (const record of readRecords(fromChunks(chunks), format)) records.push(record);
+  for await (const record of readRecords(fromChunks(chunks), format, undefined, ignoreUnknown))
+    records.push(record);
   return records;
 }

@@ -1,7 +1,22 @@
 import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../../src/core/errors.js';
 import { readAll } from './helpers.js';
 
 describe('NDJSON records', () => {
+  it('refuses a key no pet has, naming it and its nearest field, unless told to ignore it (issue 42)', async () => {
+    const input =
+      '{"name":"Rex","categoryId":1,"id":4}\n{"name":"Miso","categoryId":2,"stauts":"sold"}\n';
+    const error: unknown = await readAll(input, 'ndjson').catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(
+      'line 2 names a field a pet does not have: "stauts" (did you mean "status"?)',
+    );
+    expect(await readAll(input, 'ndjson', true)).toStrictEqual([
+      { line: 1, pet: { name: 'Rex', categoryId: 1n } },
+      { line: 2, pet: { name: 'Miso', categoryId: 2n } },
+    ]);
+  });
+
   it('reads one pet per line, numbering physical lines and skipping blank ones', async () => {
     const input = [
       '{"name":"Rex","categoryId":1}',

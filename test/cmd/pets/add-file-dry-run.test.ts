@@ -54,6 +54,24 @@ describe('pets add --file --dry-run', () => {
     expect(result.stdout).toMatch(/\n8\s+\S*categoryId/);
   });
 
+  it('refuses a misspelt column or key, in the dry run and the run, unless told to ignore it (issue 42)', async () => {
+    const misspelt = join(dir, 'misspelt.csv');
+    writeFileSync(misspelt, 'name,categoryId,stauts\nRex,1,sold\n');
+    const ndjson = join(dir, 'misspelt.ndjson');
+    writeFileSync(ndjson, '{"name":"Rex","categoryId":1,"stauts":"sold"}\n');
+    for (const path of [misspelt, ndjson]) {
+      for (const run of [['--dry-run'], []]) {
+        const result = await runMain(['add', '--file', path, ...run], env);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toContain('"stauts" (did you mean "status"?)');
+      }
+    }
+    expect(posts()).toBe(0);
+    const ignored = await runMain(['add', '--file', misspelt, '--ignore-unknown', '-q'], env);
+    expect(ignored.code, ignored.stderr).toBe(0);
+    expect(posts()).toBe(1);
+  });
+
   it('says what the journal holds, and plans only the rest', async () => {
     const path = csv('half.csv', 10);
     expect((await runMain(['add', '--file', path, '-q'], env)).code).toBe(0);
