@@ -72,7 +72,7 @@ export class PetsApi {
       const { body, url } = await this.call(request.method, request.path, request.body, options);
       return this.checked('POST', url, () => readPet(body));
     } catch (error) {
-      throw withCreateOutcome(error, pet);
+      throw withCreateOutcome(error, pet, this.options.target.profile);
     }
   }
 

@@ -1,4 +1,5 @@
 import { InterruptedError, NetworkError, PetsError, ServerError } from '../core/errors.js';
+import { shellWord } from '../core/terminal-text.js';
 import type { NewPet } from './contract.js';
 
 /**
@@ -12,8 +13,10 @@ export function mayHaveCreated(error: unknown): boolean {
   return error instanceof ServerError;
 }
 
-function checkHint(pet: NewPet): string {
-  return `Check with \`pets list --limit 100\` whether "${pet.name}" is there before adding it again.`;
+/** The check to run, on the profile the create went to (the active one may be another). */
+function checkHint(pet: NewPet, profile: string): string {
+  const list = `pets --profile ${shellWord(profile)} list --limit 100`;
+  return `Check with \`${list}\` whether "${pet.name}" is there before adding it again.`;
 }
 
 /**
@@ -21,9 +24,9 @@ function checkHint(pet: NewPet): string {
  * may have been created" when that is so: for `add` and each record of a batch alike.
  * An interrupt is left alone: a batch reports it as a whole (see `withAddOutcome`).
  */
-export function withCreateOutcome(error: unknown, pet: NewPet): unknown {
+export function withCreateOutcome(error: unknown, pet: NewPet, profile: string): unknown {
   if (error instanceof PetsError && !(error instanceof InterruptedError) && mayHaveCreated(error)) {
-    return error.withOutcome('the pet may have been created', checkHint(pet));
+    return error.withOutcome('the pet may have been created', checkHint(pet, profile));
   }
   return error;
 }
@@ -32,13 +35,13 @@ export function withCreateOutcome(error: unknown, pet: NewPet): unknown {
  * The error of a single `add`, which always says which case it is: the pet may have been
  * created (said by the client, or here for Ctrl-C after sending), or it was not.
  */
-export function withAddOutcome(error: unknown, pet: NewPet): unknown {
+export function withAddOutcome(error: unknown, pet: NewPet, profile: string): unknown {
   if (!(error instanceof PetsError)) return error;
   if (error instanceof InterruptedError) {
     return error.requestSent
       ? error.withOutcome(
           'the request had been sent: the pet may have been created',
-          checkHint(pet),
+          checkHint(pet, profile),
         )
       : error.withOutcome('nothing was sent: the pet was not created');
   }

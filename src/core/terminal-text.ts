@@ -8,6 +8,11 @@ const UNSAFE =
 
 const HAS_UNSAFE = new RegExp(UNSAFE.source);
 
+/** Quotes a word for a POSIX shell, where it needs it: a command a person is told to run. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
 export function escapeForTerminal(text: string): string {
   if (!HAS_UNSAFE.test(text)) return text;
   return text.replace(UNSAFE, (match) =>

@@ -205,9 +205,12 @@ export class Terminal {
     };
   }
 
-  /** The one-line warning before a change on a protected profile (a saved one may have no host). */
+  /**
+   * The one-line warning before a change on a protected profile (a saved one may have no
+   * host): with --quiet too, which quiets what is routine, and production is not.
+   */
   async protectedBadge(target: { profile: string; host?: string; protected: boolean }) {
-    if (!target.protected || this.options.quiet) return;
+    if (!target.protected) return;
     const { host } = target;
     const colors = await this.stderrColors();
     this.stderr.write(

@@ -186,6 +186,25 @@ describe('the environment line of reads', () => {
     expect(got.stderr).toContain(`production · ${host}`);
   });
 
+  it('names them for every create, single or batch; -q keeps the PROTECTED badge (issue 42)', async () => {
+    const host = new URL(sandbox.baseUrl).host;
+    await run(['profile', 'set', 'dev', '--base-url', sandbox.baseUrl]);
+    const dev = { PETS_PROFILE: 'dev', PETS_API_KEY: sandbox.key };
+    const tty = { stderrIsTTY: true, stdoutIsTTY: true };
+    const one = await run(['add', '--name', 'Rex', '--category-id', '1'], dev, tty);
+    expect(one.code, one.stderr).toBe(0);
+    expect(plain(one.stderr)).toContain(`dev · ${host}`);
+    const records = join(dir, 'one.ndjson');
+    writeFileSync(records, '{"name":"A","categoryId":1}\n');
+    const batch = await run(['add', '--file', records], dev, tty);
+    expect(batch.code, batch.stderr).toBe(0);
+    expect(plain(batch.stderr)).toContain(`dev · ${host}`);
+    await run(['profile', 'set', 'production', '--protected']);
+    const quiet = await run(['add', '--name', 'Rex', '--category-id', '1', '-q'], {}, tty);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(plain(quiet.stderr)).toContain(`PROTECTED  production ${host}`);
+  });
+
   it('is absent in a pipe (either stream) and with -q', async () => {
     const piped = await run(['list']);
     expect(piped.stderr).not.toContain('production ·');

@@ -431,9 +431,11 @@ const MATRIX: Record<string, Expectation> = {
     },
   },
   '--quiet': {
+    // A batch's summary goes (a protected profile's badge stays: issue 42).
     acts: {
-      args: ['-q', ...dryAdd],
-      shows: (r) => r.code === 0 && !r.stderr.includes('PROTECTED'),
+      args: (w) => ['-q', 'add', '--file', records(w)],
+      env: staging,
+      shows: (r) => r.code === 0 && posts(r) === 1 && !r.stderr.includes('created 1'),
     },
   },
   '--timeout': {

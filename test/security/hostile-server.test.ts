@@ -78,7 +78,7 @@ describe('--timeout bounds the whole response', () => {
       const result = await add('--timeout', '0.4');
       expect(result.code).toBe(6);
       expect(result.stderr).toContain('no response within 0.4 s; the pet may have been created');
-      expect(result.stderr).toContain('pets list');
+      expect(result.stderr).toContain('pets --profile production list --limit 100');
       expect(posts() - before).toBe(1);
     },
   );
@@ -126,7 +126,7 @@ describe('a single add always says which case it is', () => {
       const result = await add();
       expect(result.code).toBe(7);
       expect(result.stderr).toContain('the pet may have been created');
-      expect(result.stderr).toContain('Check with `pets list --limit 100` whether "Rex" is there');
+      expect(result.stderr).toContain('Check with `pets --profile production list --limit 100` whether "Rex" is there');
     },
   );
 
@@ -159,7 +159,7 @@ describe('a single add always says which case it is', () => {
     const code = await main(['node', 'pets', 'add', '--name', 'Rex', '--category-id', '2'], deps);
     expect(code).toBe(130);
     expect(io.err()).toContain('the request had been sent: the pet may have been created');
-    expect(io.err()).toContain('pets list');
+    expect(io.err()).toContain('pets --profile production list --limit 100');
   });
 
   it('Ctrl-C during a rate-limit wait, before the POST went out: the pet was not created', async () => {

@@ -147,6 +147,8 @@ async function runPhases(
   // cannot be written, is in use, or belongs elsewhere stops the run with nothing sent.
   const journal = await openRunJournal(session, options, source, journalTarget, place);
   try {
+    // Where the records go, on a terminal: by the badge on a protected profile, else a line.
+    if (!target.protected) await session.terminal.environmentLine(target);
     await confirmProtectedProfile(session, target, {
       doing: 'Import into',
       action: 'a batch into it',

@@ -1,14 +1,10 @@
 import type { BatchOptions, BatchPlan, QuotaOutlook } from '../../batch/plan.js';
 import { timeUnderQuotaMs } from '../../batch/plan.js';
 import { clockTime, formatDuration } from '../../core/clock.js';
+import { shellWord } from '../../core/terminal-text.js';
 
 // How a batch's plan reads: the one-line start of a run on a terminal, the fields of
 // --dry-run, its JSON, and the command that resumes the run. All from the one plan value.
-
-/** Quotes a word for a POSIX shell, where it needs it. */
-export function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
-}
 
 /**
  * The command that resumes this run: the same target, file and options, as the user gave

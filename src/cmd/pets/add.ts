@@ -41,12 +41,12 @@ interface AddFlags extends Partial<AddFileFlags> {
 /** Creates one pet; a failure always says whether the pet was, may have been, or was not created. */
 export async function addPet(
   pet: NewPet,
-  deps: { api: PetsApi; signal?: AbortSignal },
+  deps: { api: PetsApi; profile: string; signal?: AbortSignal },
 ): Promise<Pet> {
   try {
     return await deps.api.createPet(pet, { signal: deps.signal });
   } catch (error) {
-    throw withAddOutcome(error, pet);
+    throw withAddOutcome(error, pet, deps.profile);
   }
 }
 
@@ -129,16 +129,16 @@ async function addOne(session: Session, options: AddFlags): Promise<void> {
   }
   const target = await session.target();
   // Before the first question, the profile and host are named, so that nobody types a
-  // pet into the wrong environment: by the badge on a protected profile.
+  // pet into the wrong environment: by the badge on a protected profile, else by a line.
   await session.terminal.protectedBadge(target);
   if (missing.length > 0 && !target.protected) {
     session.terminal.notice(`Adding a pet on profile "${target.profile}" (${target.host}).`);
-  }
+  } else if (!target.protected) await session.terminal.environmentLine(target);
   const { name, categoryId, status } = await askPet(session.terminal.prompts, options);
   const newPet: NewPet = { name, categoryId, ...(status ? { status } : {}) };
   if (options.dryRun) return printDryRun(session, target, newPet);
   const { api } = await session.api(target);
-  const pet = await addPet(newPet, { api, signal: session.signal });
+  const pet = await addPet(newPet, { api, profile: target.profile, signal: session.signal });
   await session.terminal.printPet(pet);
 }
 

@@ -52,18 +52,20 @@ describe('addPet', () => {
   const rex: NewPet = { name: 'Rex', categoryId: 9223372036854775807n };
 
   it('returns the pet the server created', async () => {
-    expect(await addPet(rex, { api: creating(pet(1n, '')) })).toEqual(pet(1n, 'Rex'));
+    expect(await addPet(rex, { api: creating(pet(1n, '')), profile: 'staging' })).toEqual(
+      pet(1n, 'Rex'),
+    );
   });
 
   it('says a refused create, or one that never left, did not create the pet', async () => {
     const refused = new RequestFailedError('invalid_body', 'name is required', { status: 400 });
-    await expect(addPet(rex, { api: creating(refused) })).rejects.toThrow(
+    await expect(addPet(rex, { api: creating(refused), profile: 'staging' })).rejects.toThrow(
       'name is required; the pet was not created',
     );
     const never = new NetworkError('connection_refused', 'could not connect', {
       requestMayHaveArrived: false,
     });
-    await expect(addPet(rex, { api: creating(never) })).rejects.toThrow(
+    await expect(addPet(rex, { api: creating(never), profile: 'staging' })).rejects.toThrow(
       'could not connect; nothing reached the server: the pet was not created',
     );
   });
