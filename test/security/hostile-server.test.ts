@@ -126,7 +126,9 @@ describe('a single add always says which case it is', () => {
       const result = await add();
       expect(result.code).toBe(7);
       expect(result.stderr).toContain('the pet may have been created');
-      expect(result.stderr).toContain('Check with `pets --profile production list --limit 100` whether "Rex" is there');
+      expect(result.stderr).toContain(
+        'Check with `pets --profile production list --limit 100` whether "Rex" is there',
+      );
     },
   );
 
