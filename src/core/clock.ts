@@ -26,9 +26,16 @@ export function monotonicMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-/** Linux's id of this boot: process.hrtime counts from it, in every process of the machine. */
+/**
+ * Linux's id of this boot: process.hrtime counts from it, in every process of the machine.
+ * None where this process's clock is ahead of the kernel's uptime: a time-faking library
+ * (faketime, unless told FAKETIME_DONT_FAKE_MONOTONIC) moved it, but not /proc/uptime, and
+ * time counted from another process's reading would be that far off.
+ */
 function bootId(): string | undefined {
   try {
+    const uptimeMs = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]) * 1000;
+    if (!(monotonicMs() <= uptimeMs + 1000)) return undefined;
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
   } catch {
     return undefined;

@@ -4,7 +4,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { apiEnv, recordsFile } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
-import { startStrictServer, type StrictServer } from '../helpers/strict-server.js';
+import {
+  skewEndingWindowIn,
+  startStrictServer,
+  type StrictServer,
+} from '../helpers/strict-server.js';
 import { trials } from '../helpers/trials.js';
 
 // Two pets processes on one key whose clocks disagree by 50 s (libfaketime, as a container or
@@ -109,4 +113,25 @@ describe.skipIf(!FAKETIME_LIB)('two pets processes on one key, clocks 50 s apart
       expect([plain.code, moved.code], context).toEqual([0, 0]);
     }
   }, 120_000);
+
+  it('a process whose monotonic clock faketime moved too sends nothing into a window another process saw spent', async () => {
+    const windowMs = 60_000;
+    const server = await startStrictServer({
+      limit: 2,
+      windowMs,
+      skewMs: skewEndingWindowIn(windowMs, 50_000),
+    });
+    closers.push(() => server.close());
+    const env = apiEnv(server, { PETS_PROFILE: 'staging' });
+    const spent = [];
+    for (let i = 0; i < 3; i++) spent.push((await runBinary(['list', '--max-wait', '0'], env)).code);
+    expect(spent).toEqual([0, 0, 5]);
+    // Without FAKETIME_DONT_FAKE_MONOTONIC, process.hrtime reads 20 s plus the epoch too: the
+    // boot id no longer names the clock the other process's reading was on.
+    const faked = { LD_PRELOAD: FAKETIME_LIB!, FAKETIME: '+20s' };
+    const run = await runBinary(['list', '--max-wait', '0'], { ...env, ...faked });
+    // The third refused at home (Remaining 0): a request now is a 429, no process met one.
+    expect(server.limited(), run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(5);
+  }, 60_000);
 });
