@@ -7,8 +7,8 @@
 //   RateLimit: limit=20, remaining=19, reset=10          IETF draft 7, with the same Policy
 //   RateLimit: "p";r=19;t=10, RateLimit-Policy: "p";q=20;w=10   IETF draft 8 and later
 //   Retry-After: seconds or an HTTP-date, on any answer (429 and 503 alike)
-// Reset, in any dialect, is read by its magnitude against the server's now: Unix seconds or
-// milliseconds, else seconds (or milliseconds) from now.
+// Reset, in any dialect, is an HTTP-date or read by its magnitude against the server's now:
+// Unix seconds or milliseconds, else seconds (or milliseconds) from now.
 //
 // Headers that contradict themselves are no information, never a reason to wait: an answer the
 // limiter let through (anything but 429 and 503) proves the window allowed it, so its Limit 0,
@@ -147,7 +147,13 @@ function separateFields(headers: Headers, prefix: string): Fields | undefined {
   const leading = (name: string) => first(headers, prefix + name)?.split(/[,;]/)[0];
   const remaining = wholeNumber(leading('remaining'));
   if (remaining === undefined) return undefined;
-  return { limit: wholeNumber(leading('limit')), remaining, reset: leading('reset') };
+  // A Reset may be an HTTP-date, which holds a comma.
+  const reset = first(headers, prefix + 'reset')?.trim();
+  return {
+    limit: wholeNumber(leading('limit')),
+    remaining,
+    reset: reset && HTTP_DATE.test(reset) ? reset : leading('reset'),
+  };
 }
 
 /**
@@ -188,16 +194,18 @@ function draft6Fields(headers: Headers): Fields | undefined {
 }
 
 /**
- * Reset as a moment on the server's clock, read by its magnitude against the server's now:
- * a Unix time in seconds (the contract's form), or in milliseconds; else seconds from now (as
+ * Reset as a moment on the server's clock: an HTTP-date, or read by its magnitude against the
+ * server's now: a Unix time in seconds (the contract's form), or in milliseconds; else seconds from now (as
  * the IETF drafts and many APIs write it), or milliseconds from now when as seconds it would
  * be more than a day. A number that fits no reading (garbage, too far): undefined.
  */
 function readReset(text: string | undefined, serverNowMs: number) {
-  const trimmed = text?.trim();
-  if (trimmed === undefined || !/^\d{1,15}(\.\d+)?$/.test(trimmed)) return undefined;
-  const value = Number(trimmed);
+  const trimmed = text?.trim() ?? '';
   const near = (atMs: number) => Math.abs(atMs - serverNowMs) <= MAX_RESET_DISTANCE_MS;
+  if (HTTP_DATE.test(trimmed))
+    return near(Date.parse(trimmed)) ? { atMs: Date.parse(trimmed) } : undefined;
+  if (!/^\d{1,15}(\.\d+)?$/.test(trimmed)) return undefined;
+  const value = Number(trimmed);
   if (near(value * 1000)) return { atMs: Math.ceil(value * 1000) };
   if (near(value)) return { atMs: Math.ceil(value) };
   // 0 is the epoch as much as "now": either way no window still running.

@@ -74,6 +74,15 @@ describe('every dialect, into one window', () => {
       { limit: 60, remaining: 7, resetInS: 3600 },
     ],
     [
+      'RateLimit-Reset as an HTTP-date (a gateway): the date, not a minute for a Reset unread',
+      {
+        'ratelimit-limit': '20',
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': new Date(NOW + 9_000).toUTCString(),
+      },
+      { limit: 20, remaining: 0, resetInS: 9 },
+    ],
+    [
       'X-Rate-Limit-*',
       { 'x-rate-limit-limit': '15', 'x-rate-limit-remaining': '3', 'x-rate-limit-reset': SOON },
       { limit: 15, remaining: 3, resetInS: 30 },
