@@ -124,7 +124,8 @@ describe.skipIf(!FAKETIME_LIB)('two pets processes on one key, clocks 50 s apart
     closers.push(() => server.close());
     const env = apiEnv(server, { PETS_PROFILE: 'staging' });
     const spent = [];
-    for (let i = 0; i < 3; i++) spent.push((await runBinary(['list', '--max-wait', '0'], env)).code);
+    for (let i = 0; i < 3; i++)
+      spent.push((await runBinary(['list', '--max-wait', '0'], env)).code);
     expect(spent).toEqual([0, 0, 5]);
     // Without FAKETIME_DONT_FAKE_MONOTONIC, process.hrtime reads 20 s plus the epoch too: the
     // boot id no longer names the clock the other process's reading was on.
