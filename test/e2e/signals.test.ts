@@ -9,6 +9,7 @@ import { apiEnv } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { BIN, startBinary } from '../helpers/run-binary.js';
 import { sendJson, testFaultServer } from '../helpers/fault-server.js';
+import { strictServer } from '../helpers/strict-server.js';
 import { testSandbox } from '../helpers/sandbox.js';
 import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
 import { cases, trials } from '../helpers/trials.js';
@@ -253,5 +254,27 @@ describe('pets get - on an idle stdin', () => {
     await until(() => fault.requests.length >= 1);
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
+  }, 30_000);
+});
+
+describe('sending to a slow server', () => {
+  it('ends within a second of the signal, not when the answers come: those are unknown', async () => {
+    // Each answer takes 4 s; the requests in flight get less than a second after the signal.
+    const server = await strictServer({ limit: 1_000, windowMs: 60_000, latencyMs: 4_000 });
+    const env = apiEnv(server, { PETS_PROFILE: 'staging' });
+    const input = join(tempDir('pets-slow-'), 'slow.csv');
+    writeFileSync(input, `name,categoryId\n${'Slow,1\n'.repeat(20)}`);
+    const run = startBinary(['add', '--file', input], env);
+    run.write('');
+    await until(() => server.requests.some((request) => request.method === 'POST'));
+    const at = Date.now();
+    process.kill(run.pid!, 'SIGTERM');
+    const result = await run.done;
+    const ms = Date.now() - at;
+    expect(result.code, result.stderr).toBe(143);
+    expect(result.stderr).toMatch(/unknown [1-9]\d*, not sent \d+/);
+    expect(result.stderr).toMatch(/Resume with: pets /);
+    // Before the answers, which took 4 s (the grace was 5 s, and the run waited them out).
+    expect(ms).toBeLessThan(4_000);
   }, 30_000);
 });

@@ -365,9 +365,11 @@ The journal: at most once per record
 
 Stopping and resuming
 
-  Ctrl-C, SIGTERM, SIGHUP or a closed stdout: no new request is sent, those in
-  flight get 5 s to answer, the summary and the command to resume are printed, exit
-  130 (143 after SIGTERM, 129 after SIGHUP). A second Ctrl-C exits at once. The
+  Ctrl-C, SIGTERM, SIGHUP or a closed stdout, in any phase (reading, planning, a
+  dry run, a wait, sending): no new request is sent, those in flight get 0.8 s to
+  answer (later answers are unknown), the summary and the command to resume are
+  printed, exit 130 (143 after SIGTERM, 129 after SIGHUP). A second Ctrl-C exits at
+  once, still printing the command to resume. The
   resume command repeats the run's options (profile, file, --format, --journal,
   --concurrency, --max-wait, --retry-unknown, --new-run, --ignore-unknown, --json,
   --jq, --quiet), never --yes. Run it as printed: created records are skipped, and

@@ -38,8 +38,8 @@ export interface AddFileFlags {
 }
 
 // After Ctrl-C, requests already sent get this long to answer before they are cut off
-// (and journaled as unknown).
-const GRACE_MS = 5_000;
+// (and journaled as unknown): within the second in which a signal ends every run.
+const GRACE_MS = 800;
 // The input is read in chunks this small so that each is done with while still young: a
 // chunk held across collections is promoted, and freed only by a full one, so a large file
 // would otherwise leave its size in dead chunks.
