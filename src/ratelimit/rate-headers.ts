@@ -141,18 +141,25 @@ function members(headers: Headers, name: string) {
     });
 }
 
-/** X-RateLimit-* (or X-Rate-Limit-*), and the draft 6 RateLimit-*: Reset in whichever form. */
+/**
+ * X-RateLimit-* (or X-Rate-Limit-*), and the draft 6 RateLimit-*: Reset in whichever form.
+ * Each limiter on the way (a gateway's, the app's) may add its own, repeated or joined by
+ * commas: the one with the fewest requests remaining binds, with its Limit and Reset.
+ */
 function separateFields(headers: Headers, prefix: string): Fields | undefined {
   // RateLimit-Limit may carry a policy after its number ("100, 100;w=60"): the number counts.
-  const leading = (name: string) => first(headers, prefix + name)?.split(/[,;]/)[0];
-  const remaining = wholeNumber(leading('remaining'));
-  if (remaining === undefined) return undefined;
+  const values = (name: string) =>
+    members(headers, prefix + name).map(({ key, item }) => (key ? `${key}=${item}` : item));
+  const remainings = values('remaining').map(wholeNumber);
+  const least = Math.min(...remainings.map((n) => n ?? Infinity));
+  if (least === Infinity) return undefined;
+  const at = remainings.indexOf(least);
   // A Reset may be an HTTP-date, which holds a comma.
   const reset = first(headers, prefix + 'reset')?.trim();
   return {
-    limit: wholeNumber(leading('limit')),
-    remaining,
-    reset: reset && HTTP_DATE.test(reset) ? reset : leading('reset'),
+    limit: wholeNumber(values('limit')[at] ?? values('limit')[0]),
+    remaining: least,
+    reset: reset && HTTP_DATE.test(reset) ? reset : values('reset')[at],
   };
 }
 

@@ -9,11 +9,12 @@ import {
 // The server's now: every moment read is on its clock (the gate places it on this one).
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const SOON = String(NOW / 1000 + 30);
-type Headers = Record<string, string | string[] | undefined>;
+type Header = string | string[];
+type Headers = Record<string, Header | undefined>;
 const ok = (headers: Headers) => readRateHeaders({ status: 200, headers }, NOW);
 const refused = (headers: Headers, status = 429) => readRateHeaders({ status, headers }, NOW);
 
-function xRateLimit(limit?: string, remaining?: string, reset?: string) {
+function xRateLimit(limit?: Header, remaining?: Header, reset?: Header) {
   return {
     'x-ratelimit-limit': limit,
     'x-ratelimit-remaining': remaining,
@@ -81,6 +82,16 @@ describe('every dialect, into one window', () => {
         'ratelimit-reset': new Date(NOW + 9_000).toUTCString(),
       },
       { limit: 20, remaining: 0, resetInS: 9 },
+    ],
+    [
+      'X-RateLimit-* from a gateway (1000 an hour) and the app (20 per 10 s): the one with fewer left',
+      xRateLimit(['1000', '20'], ['999', '4'], ['3600', '10']),
+      { limit: 20, remaining: 4, resetInS: 10 },
+    ],
+    [
+      'the same, joined by a proxy into one header each',
+      xRateLimit('1000, 20', '999, 4', '3600, 10'),
+      { limit: 20, remaining: 4, resetInS: 10 },
     ],
     [
       'X-Rate-Limit-*',
