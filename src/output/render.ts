@@ -13,6 +13,8 @@ export interface Column<T> {
    * being cut short with …: for reasons, where the whole text is the point.
    */
   wraps?: boolean;
+  /** A value a person types back (a profile's name): cut short only when nothing else can give. */
+  whole?: boolean;
 }
 
 /**
@@ -41,14 +43,21 @@ export async function renderRows<T>(
   // take two, combining marks none. cli-table3 measures with the same function (the build
   // gives it this string-width), and cuts a cell longer than its column short with ….
   const { Table, stringWidth } = await import('./table.js');
-  const titles = columns.map((column) => stringWidth(column.title));
-  const natural = titles.map((title, i) =>
-    Math.max(title, ...cells.map((r) => stringWidth(r[i]!))),
+  const naturalOf = (i: number) =>
+    Math.max(stringWidth(columns[i]!.title), ...cells.map((r) => stringWidth(r[i]!)));
+  // A column with no value in any row gives way first, before any value is cut short.
+  const fits =
+    maxWidth === undefined || tableWidth(columns.map((_, i) => naturalOf(i))) <= maxWidth;
+  const shown = columns.flatMap((_, i) =>
+    fits || rows.length === 0 || cells.some((r) => r[i] !== '') ? [i] : [],
   );
-  const widths = fitWidths(natural, titles, maxWidth);
+  const titles = shown.map((i) => stringWidth(columns[i]!.title));
+  const natural = shown.map(naturalOf);
+  const kept = shown.map((i, at) => (columns[i]!.whole ? natural[at]! : titles[at]!));
+  const widths = fitWidths(fitWidths(natural, kept, maxWidth), titles, maxWidth);
   // cli-table3 colours headers even in a pipe unless its style is emptied; colour is ours.
   const table = new Table({
-    head: columns.map((column) => colors.bold(column.title)),
+    head: shown.map((i) => colors.bold(columns[i]!.title)),
     style: { head: [], border: [] },
     // No rule between rows: a long list should fill the screen with pets, not lines.
     chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
@@ -57,7 +66,8 @@ export async function renderRows<T>(
   });
   for (const [r, row] of rows.entries()) {
     table.push(
-      columns.map((column, i) => {
+      shown.map((i) => {
+        const column = columns[i]!;
         const text = cells[r]![i]!;
         const content = column.color ? column.color(row, text, colors) : text;
         return column.wraps ? { content, wordWrap: true } : content;
@@ -65,6 +75,11 @@ export async function renderRows<T>(
     );
   }
   return `${table.toString()}\n`;
+}
+
+/** A table's width with cli-table3's borders and padding: 3 per column, 1 more. */
+function tableWidth(widths: readonly number[]): number {
+  return widths.reduce((sum, w) => sum + w + 3, 1);
 }
 
 /**
@@ -78,7 +93,7 @@ export function fitWidths(
 ): number[] {
   const widths = [...natural];
   if (maxWidth === undefined) return widths;
-  let excess = widths.reduce((sum, w) => sum + w + 3, 1) - maxWidth;
+  let excess = tableWidth(widths) - maxWidth;
   while (excess > 0) {
     let widest = -1;
     for (const [i, w] of widths.entries()) {

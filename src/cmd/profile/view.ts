@@ -102,7 +102,7 @@ function profileColumns(mode: 'table' | 'tsv'): readonly Column<ProfileSummary>[
       text: (p) => (p.active ? '*' : ''),
       color: (_p, text, colors) => colors.green(text),
     },
-    { title: 'NAME', text: (p) => p.name },
+    { title: 'NAME', text: (p) => p.name, whole: true },
     {
       title: 'BASE URL',
       text: (p) => withSource(p.baseUrl ?? '(not set)', p.baseUrlSource, 'PETS_BASE_URL'),
