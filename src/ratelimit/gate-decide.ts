@@ -27,6 +27,7 @@ const WAIT_WORDS: Record<WaitReason, string> = {
   cooldown: 'rate limited',
   quota: 'quota used up',
   learning: 'learning the limit',
+  pacing: 'pacing: the server states no limit',
   sharing: 'sharing the window',
   crowded: 'one at a time: another client uses the key',
 };
@@ -96,6 +97,12 @@ export class Deciding {
         // Not a limit: another request is learning the window, or is the one out while
         // another client shares the key, and its answer wakes us.
         await this.waits.pause(Math.min(waitMs, LEARNING_POLL_MS), undefined, request, true);
+        continue;
+      }
+      if (decision.reason === 'pacing') {
+        // The pace learnt from a server with no rate headers: the work's own time, like the
+        // sharing wait, not a limit's wait.
+        await this.waits.pause(waitMs, undefined, request, true, false);
         continue;
       }
       if (decision.reason === 'sharing') {

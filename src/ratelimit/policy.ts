@@ -12,6 +12,7 @@
 // Every moment in the state, and every `nowMs` these functions take, is on the server's
 // clock (server-clock.ts): processes whose own clocks disagree share one state.
 
+import { pacedAt, paceAccepted, paceRefused, paceSend, startPace, type Pace } from './pacing.js';
 import type { ServerWindow } from './rate-headers.js';
 import type { MonotonicReading } from './server-clock.js';
 import {
@@ -48,7 +49,7 @@ export interface GateState extends SharingState {
    * Requests sent and not yet answered: when each claim lapses (a crashed process), and how
    * many requests had ended when it was sent.
    */
-  inFlight?: Record<string, Claim & { ended: number }>;
+  inFlight?: Record<string, Claim & { ended: number; gapMs?: number }>;
   /** Requests ended so far (answered, failed, or lapsed): tells a fresh answer from a stale one. */
   ended?: number;
   /** The last answer had no rate-limit headers: the server states no limit. */
@@ -85,6 +86,8 @@ export interface GateState extends SharingState {
    * Reset of the window it was seen in. See `anotherClient`.
    */
   crowdedUntilMs?: number;
+  /** A server with no rate headers: the pace learnt from its 429s (pacing.ts). */
+  pace?: Pace;
 }
 
 export const EMPTY_STATE: GateState = {};
@@ -113,7 +116,7 @@ function lapsed(claim: Claim, nowMs: number): boolean {
   return !claim.unplaced && claim.untilMs <= nowMs;
 }
 
-export type WaitReason = 'cooldown' | 'quota' | 'learning' | 'sharing' | 'crowded';
+export type WaitReason = 'cooldown' | 'quota' | 'learning' | 'sharing' | 'crowded' | 'pacing';
 
 export type SendDecision =
   | { go: true; state: GateState }
@@ -187,7 +190,7 @@ export function decideSend(
     : { untilMs: claimUntilMs, unplaced: true };
   const alive = live(state, nowMs);
   // No limit to share: nothing to reserve or say, so nothing to write.
-  if (alive.unlimited && alive.cooldownUntilMs === undefined && !alive.quota) {
+  if (alive.unlimited && alive.cooldownUntilMs === undefined && !alive.quota && !alive.pace) {
     return { go: true, state: alive };
   }
   const say = (from: GateState, count: number) =>
@@ -231,6 +234,16 @@ export function decideSend(
   }
   if (current.probe) {
     return { go: false, state: current, reason: 'learning', untilMs: current.probe.untilMs };
+  }
+  if (current.pace) {
+    // A server with no rate headers: one request at a time, as for any limit not known, at
+    // the pace learnt; while it ramps, with no 429 yet, a process of one request goes at once.
+    const ramping = current.pace.refusedGapMs === 0 && demand?.short === true;
+    const untilMs = ramping ? nowMs : pacedAt(current.pace);
+    if (untilMs > nowMs) return { go: false, state: current, reason: 'pacing', untilMs };
+    const paced = paceSend(current.pace, nowMs);
+    inFlight[id] = { ...inFlight[id]!, gapMs: paced.gapMs };
+    return { go: true, state: { ...sent(current), pace: paced.pace, probe: { id, ...claim } } };
   }
   return { go: true, state: { ...sent(current), probe: { id, ...claim } } };
 }
@@ -479,6 +492,7 @@ function learnAnswer(
   random: () => number,
 ): GateState {
   const claimEnded = state.inFlight?.[id]?.ended;
+  const sentGapMs = state.inFlight?.[id]?.gapMs ?? 0;
   const next = live(releaseSend(state, id), nowMs);
   noteServerTime(next, answer);
   const refused = answer.status === 429 || answer.status === 503;
@@ -488,6 +502,7 @@ function learnAnswer(
   if (window || answer.status === 429) next.limitSeenAtMs = nowMs;
   if (window) {
     delete next.unlimited;
+    delete next.pace;
     const known = next.quota;
     const unsent = unsentOf(window, state, next, id);
     next.quota = known
@@ -503,6 +518,12 @@ function learnAnswer(
     const recent = next.limitSeenAtMs !== undefined && nowMs - next.limitSeenAtMs < LIMIT_MEMORY_MS;
     if (recent) delete next.unlimited;
     else next.unlimited = true;
+    // It may still have one it does not state: a pace ramps up to find it (pacing.ts).
+    const pace = next.pace
+      ? paceAccepted(next.pace, sentGapMs, nowMs)
+      : !state.unlimited && startPace(nowMs);
+    if (pace) next.pace = pace;
+    else delete next.pace;
   }
 
   if (!refused) {
@@ -525,10 +546,15 @@ function learnAnswer(
     // learns it again. Each refusal in a row waits at least the server's Retry-After and
     // double the last, with jitter; 0, past or unreadable Retry-After waits the least.
     delete next.quota;
+    // With no rate headers, the 429 teaches the pace (pacing.ts), whose gap is the least wait
+    // of the first refusal in a row; the next wait at least BACKOFF_BASE_MS, doubling.
+    const paced = answer.status === 429 && !answer.window && next.pace !== undefined;
+    if (paced) next.pace = paceRefused(next.pace!, sentGapMs, nowMs);
+    const firstPaced = paced && !next.refusals;
     const floor = Math.max(
       answer.retryAfterMs ?? 0,
       counts ? 2 * (next.refusals?.lastWaitMs ?? 0) : 0,
-      BACKOFF_BASE_MS,
+      firstPaced ? next.pace!.gapMs : BACKOFF_BASE_MS,
     );
     waitMs = counts ? Math.ceil(floor * (1 + BACKOFF_JITTER * random())) : floor;
     if (counts) {

@@ -140,7 +140,8 @@ const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | und
   inFlight: (value) =>
     entriesOf(value, (claim) => {
       const read = numbers(claim, { untilMs: until, ended: count });
-      return read && { ...read, ...flag(claim, 'unplaced') };
+      const gapMs = count((claim as { gapMs?: unknown }).gapMs);
+      return read && { ...read, ...flag(claim, 'unplaced'), ...(gapMs !== undefined && { gapMs }) };
     }),
   demand: (value) =>
     entriesOf(value, (said) => {
@@ -160,6 +161,23 @@ const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | und
     return typeof clock === 'string' && read ? { clock, ...read } : undefined;
   },
   leases: (value) => entriesOf(value, count),
+  pace: (value) => {
+    const read = numbers(value, {
+      gapMs: count,
+      refusedGapMs: count,
+      sinceMs: seen,
+      accepted: count,
+    });
+    const lastSentMs = seen((value as { lastSentMs?: unknown } | null)?.lastSentMs);
+    const acceptedGapMs = count((value as { acceptedGapMs?: unknown } | null)?.acceptedGapMs);
+    return (
+      read && {
+        ...read,
+        ...(lastSentMs !== undefined && { lastSentMs }),
+        ...(acceptedGapMs !== undefined && { acceptedGapMs }),
+      }
+    );
+  },
 };
 
 function count(value: unknown): number | undefined {

@@ -280,7 +280,7 @@ describe('rate headers that vanish after a 429 (Why 3)', () => {
     report('vanishing headers (add --file 50)', s, ` (${created} created, ${limited} × 429)`);
     expect(s.run.code, s.run.stderr).toBe(0);
     expect(created).toBe(50);
-    // Once the headers were gone and a 429 had come, one request at a time.
+    // Once the headers were gone and a 429 had come, one request at a time, at the pace learnt.
     expect(mostInFlight).toBeLessThanOrEqual(1);
     // Each window's end is learnt by one 429, not by eight.
     expect(limited).toBeLessThanOrEqual(Math.ceil(50 / 10));

@@ -73,10 +73,22 @@ describe('decideSend', () => {
     expect(decideSend(probing, CLAIM, 'b', CLAIM + 35_000).go).toBe(true);
   });
 
-  it('lets a server that states no limit be used freely', () => {
-    const answered = observeAnswer(send(EMPTY_STATE, 'a'), 'a', NOW, { status: 200 }, never);
-    expect(answered.unlimited).toBe(true);
-    let state = answered;
+  it('lets a server that states no limit be used freely, once a ramp of halving gaps finds none', () => {
+    let state = observeAnswer(send(EMPTY_STATE, 'a'), 'a', NOW, { status: 200 }, never);
+    expect(state.unlimited).toBe(true);
+    const gaps: number[] = [];
+    let now = NOW;
+    for (let i = 0; state.pace; i++) {
+      const held = decideSend(state, now, `r${i}`, CLAIM);
+      if (!held.go) {
+        expect(held.reason).toBe('pacing');
+        gaps.push(held.untilMs - now);
+        now = held.untilMs;
+        continue;
+      }
+      state = observeAnswer(held.state, `r${i}`, now, { status: 200 }, never);
+    }
+    expect(gaps).toEqual([200, 100, 50, 25, 13, 7, 4]);
     for (const id of ['b', 'c', 'd']) state = send(state, id);
   });
 });
@@ -280,16 +292,24 @@ describe('refusals in a row (429 or 503 the quota does not explain)', () => {
     }
   });
 
-  it('headers that vanish after a 429 leave the limit unknown: one request at a time', () => {
+  it('headers that vanish after a 429 leave the limit unknown: one at a time, paced', () => {
     let state = refuse(EMPTY_STATE, 'a', { status: 429, retryAfterMs: 1_000 });
     state = { ...state, cooldownUntilMs: undefined };
     state = observeAnswer(send(state, 'b'), 'b', NOW, { status: 200 }, never);
     expect(state.unlimited).toBeUndefined();
-    const first = decideSend(state, NOW, 'c', CLAIM);
+    expect(decideSend(state, NOW, 'c', CLAIM)).toMatchObject({ go: false, reason: 'pacing' });
+    const first = decideSend(state, NOW + 200, 'c', CLAIM);
     expect(first.go).toBe(true);
-    expect(decideSend(first.state, NOW, 'd', CLAIM)).toMatchObject({
+    // One at a time: the next waits for the answer, then for the pace.
+    expect(decideSend(first.state, NOW + 200, 'd', CLAIM)).toMatchObject({
       go: false,
       reason: 'learning',
+    });
+    const answered = observeAnswer(first.state, 'c', NOW + 210, { status: 200 }, never);
+    expect(decideSend(answered, NOW + 210, 'd', CLAIM)).toMatchObject({
+      go: false,
+      reason: 'pacing',
+      untilMs: NOW + 300,
     });
     // A server that never showed a limit states none.
     const fresh = observeAnswer(send(EMPTY_STATE, 'e'), 'e', NOW, { status: 200 }, never);
