@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FAMILIES,
-  headerlessCase,
-  nginxCase,
-  runToEnd,
-  type HeaderlessCase,
-} from './headerless-simulation.js';
+import { FAMILIES, headerlessCase, nginxCase, runToEnd } from './headerless-simulation.js';
 
 // A few seeds of the pacing learnt from 429s (src/ratelimit/pacing.ts); the many-seed sweep
 // is headerless-simulation.trials.ts.
