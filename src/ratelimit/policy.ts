@@ -484,6 +484,22 @@ function noteServerTime(next: GateState, answer: Answer): void {
   else next.seenOnMonotonic = answer.monotonic;
 }
 
+/**
+ * A success with no headers: the server states no limit, unless the key showed one lately;
+ * then the limit is unknown, and requests go one at a time, each learning (decideSend's
+ * probe). It may still have one it does not state: a pace ramps up to find it (pacing.ts).
+ */
+function learnNoHeaders(state: GateState, next: GateState, nowMs: number, sentGapMs: number) {
+  const recent = next.limitSeenAtMs !== undefined && nowMs - next.limitSeenAtMs < LIMIT_MEMORY_MS;
+  if (recent) delete next.unlimited;
+  else next.unlimited = true;
+  const pace = next.pace
+    ? paceAccepted(next.pace, sentGapMs, nowMs)
+    : !state.unlimited && startPace(nowMs);
+  if (pace) next.pace = pace;
+  else delete next.pace;
+}
+
 function learnAnswer(
   state: GateState,
   id: string,
@@ -513,17 +529,7 @@ function learnAnswer(
         }
       : { ...window, remaining: unsent };
   } else if (!refused) {
-    // No headers: the server states no limit, unless the key showed one lately; then the
-    // limit is unknown, and requests go one at a time, each learning (decideSend's probe).
-    const recent = next.limitSeenAtMs !== undefined && nowMs - next.limitSeenAtMs < LIMIT_MEMORY_MS;
-    if (recent) delete next.unlimited;
-    else next.unlimited = true;
-    // It may still have one it does not state: a pace ramps up to find it (pacing.ts).
-    const pace = next.pace
-      ? paceAccepted(next.pace, sentGapMs, nowMs)
-      : !state.unlimited && startPace(nowMs);
-    if (pace) next.pace = pace;
-    else delete next.pace;
+    learnNoHeaders(state, next, nowMs, sentGapMs);
   }
 
   if (!refused) {
