@@ -52,7 +52,7 @@ function preformatted(text) {
 /**
  * The help text a command has besides its usage, description and lists: its examples (which
  * pets's help places after the description: src/cmd/shared/help-text.ts) and any notes
- * commander prints around the rest.
+ * notes after the lists (helpTail), and any text commander prints around the rest.
  */
 function extraHelp(command) {
   captured = '';
@@ -61,7 +61,7 @@ function extraHelp(command) {
   const core = command.helpInformation();
   const at = full.indexOf(core);
   const around = at === -1 ? '' : `${full.slice(0, at)}\n${full.slice(at + core.length)}`;
-  return `${command.helpLead ?? ''}\n${around}`.trim();
+  return `${command.helpLead ?? ''}\n${command.helpTail ?? ''}\n${around}`.trim();
 }
 
 function items(pairs) {

@@ -30,3 +30,21 @@ describe.skipIf(!hasTmux)('pets profile list in a 60-column terminal', () => {
     expect(run.lines.length).toBe(run.rows.length);
   });
 });
+
+describe.skipIf(!hasTmux)('help in a 60-column terminal', () => {
+  it('wraps every description and note to the terminal; only example commands may run over', async () => {
+    const run = await petsInTmux({
+      dir: tempDir('pets-help-'),
+      columns: 60,
+      args: ['add', '--help'],
+      env: { PETS_CONFIG_DIR: tempConfigDir() },
+      during: async () => {},
+    });
+    expect(run.code).toBe(0);
+    const text = run.lines.join('\n');
+    expect(text).toContain('--dry-run');
+    expect(text).toContain('act only with --file');
+    const over = run.lines.filter((line) => line.length > 60 && !line.startsWith('  $ '));
+    expect(over).toEqual([]);
+  });
+});

@@ -24,6 +24,8 @@ export function examples(...lines: string[]): string {
 export class PetsCommand extends Command {
   /** The text placed between the description and the lists: the examples. */
   helpLead = '';
+  /** The notes after the lists, reflowed to the terminal's width. */
+  helpTail = '';
 
   override createCommand(name?: string): PetsCommand {
     return new PetsCommand(name);
@@ -38,9 +40,11 @@ export class PetsCommand extends Command {
     position: AddHelpTextPosition,
     text: string | ((context: AddHelpTextContext) => string),
   ): this {
-    if (typeof text !== 'string') return super.addHelpText(position, text);
-    if (position !== 'before') return super.addHelpText(position, text);
-    this.helpLead += text;
+    if (typeof text !== 'string' || (position !== 'before' && position !== 'after')) {
+      return super.addHelpText(position, text as string);
+    }
+    if (position === 'before') this.helpLead += text;
+    else this.helpTail += text;
     return this;
   }
 
@@ -71,12 +75,43 @@ export class PetsCommand extends Command {
   }
 }
 
+// Narrower than this beside its term, a description goes under it, as wide as the terminal.
+const DESCRIPTION_MIN_WIDTH = 30;
+
+/**
+ * Notes written as lines of about 90 columns, as wide as the terminal: the lines of a
+ * sentence joined, then wrapped. A line that ends a sentence or a clause with a colon ends
+ * its paragraph, as does a blank line; an indented line is kept as it is.
+ */
+function reflow(text: string, width: number, helper: Help): string {
+  const lines: string[] = [];
+  let paragraph = '';
+  const flush = () => {
+    if (paragraph) lines.push(helper.boxWrap(paragraph, width));
+    paragraph = '';
+  };
+  for (const line of text.split('\n')) {
+    if (line === '' || /^\s/.test(line)) {
+      flush();
+      lines.push(line);
+      continue;
+    }
+    paragraph = paragraph ? `${paragraph} ${line}` : line;
+    if (/[.:]$/.test(line)) flush();
+  }
+  flush();
+  return lines.join('\n');
+}
+
 /** Commander's help, in gh's order (see PetsCommand). */
 export function formatHelp(cmd: Command, helper: Help): string {
   const termWidth = helper.padWidth(cmd, helper);
   const helpWidth = helper.helpWidth ?? 80;
+  helper.minWidthToWrap = DESCRIPTION_MIN_WIDTH;
   const item = (term: string, description: string) =>
-    helper.formatItem(term, termWidth, description, helper);
+    description && helpWidth - termWidth - 4 < DESCRIPTION_MIN_WIDTH
+      ? `  ${term}\n${helper.boxWrap(description, helpWidth - 6).replace(/^/gm, '      ')}`
+      : helper.formatItem(term, termWidth, description, helper);
   const optionItem = (option: Option) =>
     item(helper.optionTerm(option), helper.optionDescription(option));
   const section = (heading: string, items: string[]) =>
@@ -116,5 +151,7 @@ export function formatHelp(cmd: Command, helper: Help): string {
   if (helper.showGlobalOptions) {
     output.push(...section('Global Options:', helper.visibleGlobalOptions(cmd).map(optionItem)));
   }
+  if (cmd instanceof PetsCommand && cmd.helpTail)
+    output.push(reflow(cmd.helpTail, helpWidth, helper));
   return output.join('\n');
 }
