@@ -192,6 +192,16 @@ Rate-limit headers understood
     X-RateLimit-Limit: 0  X-RateLimit-Remaining: 0  X-RateLimit-Reset: 0, on a 200
     -> nothing: no wait
 
+A server with no rate headers (nginx limit_req, HAProxy, most gateways)
+
+  pets learns the rate from its 429s. From the first answer, requests go one at a
+  time, the gap between them halving with each success; a 429 lengthens the gap,
+  and a 429 after a success at a longer gap settles it just above that gap. Other
+  pets processes on the key keep to the same pace (the state files, or the rate
+  store). A minute without 429s, and the pace probes back up, slowly. Measured in
+  simulation of nginx at 2 r/s: a 60-record import gets 2 × 429 in 1.17× the least
+  time; two imports of 40 at once 3 × 429 in 1.23×.
+
 Many machines on one key
 
   The state files keep the processes of one machine to the limits. A team whose CI
