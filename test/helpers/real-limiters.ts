@@ -308,7 +308,7 @@ export function measure(server: LimiterServer, settings: LimitSettings) {
 
 const OPENAPI = fileURLToPath(new URL('../fixtures/animal-store.openapi.yaml', import.meta.url));
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createNetServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as AddressInfo;
@@ -351,4 +351,16 @@ export async function startPrism(): Promise<LimiterServer> {
       await new Promise((resolve) => child.once('exit', resolve));
     },
   };
+}
+
+/** The contract's operations with no limiter and no rate headers: a backend for nginx. */
+export async function plainContract(): Promise<LimiterServer> {
+  const api = contractApi();
+  return serve('plain', api, (req, res) => {
+    void readBody(req).then((body) => {
+      const reply = api.handle(req.method ?? '', req.url ?? '', req.headers.authorization, body);
+      res.writeHead(reply.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(reply.body));
+    });
+  });
 }
