@@ -7,11 +7,12 @@
 // the records need opens two windows after the first). The limiters run side by side.
 //   node test/bench/limiters.mjs [trials=1]
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LIMITERS, measure } from '../helpers/real-limiters.ts';
+import { freePort, LIMITERS, measure, plainContract } from '../helpers/real-limiters.ts';
+import { nginxMissing, startNginx } from '../helpers/nginx.ts';
 
 const trials = Number(process.argv[2] ?? 1);
 const SETTINGS = { limit: 20, windowMs: Number(process.env.PETS_BENCH_WINDOW_S ?? 20) * 1000 };
@@ -30,8 +31,33 @@ function runPets(args, env) {
   });
 }
 
+/** nginx limit_req at 2 r/s, burst=0, no rate headers: pets learns the rate from 429s. */
+const NGINX_RATE = 2;
+async function startNginxServer() {
+  const folder = mkdtempSync(join(tmpdir(), 'pets-bench-nginx-'));
+  const nginx = await startNginx(folder, NGINX_RATE, await plainContract(), await freePort());
+  const server = {
+    ...nginx,
+    close: () => nginx.close().then(() => rmSync(folder, { recursive: true })),
+  };
+  Object.defineProperty(server, 'log', { get: () => nginx.log() });
+  return server;
+}
+function measureNginx(server) {
+  const log = server.log;
+  const accepted = log.filter((entry) => entry.status !== 429);
+  const spanMs = accepted.at(-1).at - accepted[0].at;
+  const leastMs = ((accepted.length - 1) * 1000) / NGINX_RATE;
+  return {
+    limited: log.filter((entry) => entry.status === 429).length,
+    forbidden: log.filter((entry) => entry.status === 403).length,
+    ratio: spanMs / leastMs,
+  };
+}
+
 async function importOnce(name) {
-  const server = await LIMITERS[name](SETTINGS);
+  const nginx = name === NGINX_ROW;
+  const server = nginx ? await startNginxServer() : await LIMITERS[name](SETTINGS);
   try {
     const home = mkdtempSync(join(tmpdir(), 'pets-bench-limiters-'));
     const input = join(home, 'records.ndjson');
@@ -47,13 +73,16 @@ async function importOnce(name) {
     };
     const run = await runPets(['add', '--file', input, '-q'], env);
     const createdOnce = [...server.created.values()].filter((count) => count === 1).length;
-    return { ...measure(server, SETTINGS), code: run.code, createdOnce };
+    const measured = nginx ? measureNginx(server) : measure(server, SETTINGS);
+    return { ...measured, code: run.code, createdOnce };
   } finally {
     await server.close();
   }
 }
 
-const names = Object.keys(LIMITERS);
+const NGINX_ROW = `nginx limit_req ${NGINX_RATE} r/s, no headers`;
+if (nginxMissing) console.log(`no nginx row: ${nginxMissing}`);
+const names = [...Object.keys(LIMITERS), ...(nginxMissing ? [] : [NGINX_ROW])];
 const results = new Map(names.map((name) => [name, []]));
 for (let trial = 0; trial < trials; trial++) {
   const runs = await Promise.all(names.map((name) => importOnce(name)));

@@ -4,6 +4,7 @@ import { apiEnv, recordsFile } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { nginxMissing, startNginx } from '../helpers/nginx.js';
 import { runBinary } from '../helpers/run-binary.js';
+import { freePort, plainContract } from '../helpers/real-limiters.js';
 
 // nginx limit_req (Debian's package; .ci/run installs it) at 2 requests a second, burst=0,
 // limit_req_status 429 and no rate headers: pets learns the rate from the 429s
@@ -13,7 +14,7 @@ if (nginxMissing) console.warn(`skipping the nginx limit_req tests: ${nginxMissi
 describe.skipIf(nginxMissing !== undefined)('nginx limit_req, 2 r/s, no rate headers', () => {
   it('five single commands exit 0; an import of 10 creates each once, at most 3 × 429', async () => {
     const folder = tempDir('pets-nginx-');
-    const nginx = await startNginx(folder, 2);
+    const nginx = await startNginx(folder, 2, await plainContract(), await freePort());
     try {
       const env = apiEnv(nginx, { PETS_PROFILE: 'staging' });
       const codes = [];

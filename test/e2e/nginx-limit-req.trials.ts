@@ -3,6 +3,7 @@ import { apiEnv, recordsFile } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { nginxMissing, startNginx } from '../helpers/nginx.js';
 import { runBinary } from '../helpers/run-binary.js';
+import { freePort, plainContract } from '../helpers/real-limiters.js';
 
 // nginx limit_req at 2 r/s, burst=0, no rate headers: the issue's imports (#39). The figures
 // come from nginx's own access log: its 429s, and the time from its first accepted request to
@@ -23,7 +24,12 @@ function figures(log: Array<{ at: number; status: number }>) {
 
 describe.skipIf(nginxMissing !== undefined)('nginx limit_req, 2 r/s, no rate headers', () => {
   it('a 60-record import: at most 3 × 429, every record once, within 1.2× the least time', async () => {
-    const nginx = await startNginx(tempDir('pets-nginx-'), RATE);
+    const nginx = await startNginx(
+      tempDir('pets-nginx-'),
+      RATE,
+      await plainContract(),
+      await freePort(),
+    );
     try {
       const env = apiEnv(nginx, { PETS_PROFILE: 'staging' });
       const run = await runBinary(['add', '--file', recordsFile(env, 'import', 60), '-q'], env);
@@ -41,7 +47,12 @@ describe.skipIf(nginxMissing !== undefined)('nginx limit_req, 2 r/s, no rate hea
   }, 120_000);
 
   it('two imports of 40 at once share the pace: no more 429s than one import', async () => {
-    const nginx = await startNginx(tempDir('pets-nginx-'), RATE);
+    const nginx = await startNginx(
+      tempDir('pets-nginx-'),
+      RATE,
+      await plainContract(),
+      await freePort(),
+    );
     try {
       const env = apiEnv(nginx, { PETS_PROFILE: 'staging' });
       const runs = await Promise.all(

@@ -1,20 +1,22 @@
-// Debian's nginx with limit_req in front of the contract's operations (real-limiters.ts's
-// plainContract), on a free loopback port, with its own config, prefix, pid, logs and temp
+// Debian's nginx with limit_req in front of the contract's operations (`backend`: real-limiters.ts's
+// plainContract), on `port` (real-limiters.ts's freePort), with its own config, prefix, pid, logs and temp
 // paths in a folder of its own: never the system's /etc/nginx or /var. Its access log, with
 // each request's time and status, is the server's own record of a run.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Answered } from './real-limiters.js';
-import { freePort, plainContract } from './real-limiters.js';
+import type { Answered, LimiterServer } from './real-limiters.js';
 
 export const NGINX = '/usr/sbin/nginx';
 export const nginxMissing = existsSync(NGINX) ? undefined : `${NGINX} is not installed`;
 
 /** nginx limit_req at `rate` a second (burst=0, limit_req_status 429, no rate headers). */
-export async function startNginx(folder: string, rate: number) {
-  const backend = await plainContract();
-  const port = await freePort();
+export async function startNginx(
+  folder: string,
+  rate: number,
+  backend: LimiterServer,
+  port: number,
+) {
   const at = (name: string) => join(folder, name);
   const conf = `daemon off;
 master_process off;
