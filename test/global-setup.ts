@@ -13,11 +13,21 @@ export default function setup(): () => void {
   process.env.TMPDIR = dir;
   return () => {
     const left = readdirSync(dir);
+    // What is inside says which test made it (a journal, a rate state, a sandbox's data).
+    const inside = left.flatMap((entry) => {
+      try {
+        return readdirSync(join(dir, entry), { recursive: true }).map((path) => `${entry}/${path}`);
+      } catch {
+        return [entry];
+      }
+    });
     rmSync(dir, { recursive: true, force: true });
     if (previous === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = previous;
     if (left.length > 0) {
-      throw new Error(`the tests left ${left.length} entries in $TMPDIR: ${left.slice(0, 10)}`);
+      throw new Error(
+        `the tests left ${left.length} entries in $TMPDIR: ${left.slice(0, 10)}; inside: ${inside.slice(0, 20).join(', ')}`,
+      );
     }
   };
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { RunResult } from './run-main.js';
 
@@ -49,8 +50,10 @@ export function startBinary(
   child.stdin.on('error', () => {});
   const done = new Promise<RunResult>((resolve, reject) => {
     child.on('error', reject);
+    // Ended by a signal it did not handle: the status a shell reports (130 for SIGINT), as
+    // a second Ctrl-C may end pets while it exits, after its handlers are gone.
     child.on('close', (code, signal) =>
-      resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr }),
+      resolve({ code: code ?? (signal ? 128 + constants.signals[signal] : -1), stdout, stderr }),
     );
   });
   return { write: (input) => child.stdin.end(input), done, pid: child.pid };
