@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { apiEnv } from '../helpers/api-env.js';
 import { runBinary } from '../helpers/run-binary.js';
+import { testSandbox } from '../helpers/sandbox.js';
 import { strictServer } from '../helpers/strict-server.js';
+import { inTrials } from '../helpers/trials.js';
 
 // Issue 42: a window one process saw spent is over for every process of the machine once its
 // Reset has passed on the server's clock. A new process has read no Date of its own; it counts
@@ -46,4 +48,35 @@ describe('a window another process saw spent', () => {
     expect(after.code, after.stderr).toBe(0);
     expect(server.sentWhileBlocked()).toBe(0);
   });
+});
+
+/**
+ * The sandbox's rpm plan: processes spend its window, one is refused, and one started after the
+ * Reset it named goes at once. Returns the refusals' named waits, in seconds.
+ */
+async function acrossTheSandboxReset(windowSeconds: number) {
+  const sandbox = await testSandbox({ plan: 'free', rpm: 5, windowSeconds });
+  const env = apiEnv(sandbox);
+  const list = () => runBinary(['list', '--max-wait', '0'], env);
+  let refused = await list();
+  for (let runs = 1; refused.code === 0 && runs < 10; runs++) refused = await list();
+  expect(refused.code, refused.stderr).toBe(5);
+  const [, wait] = /, in (\d+(?:\.\d)?) s,/.exec(refused.stderr) ?? [];
+  // Reset is a whole Unix second: up to a second past the window.
+  expect(Number(wait), refused.stderr).toBeLessThanOrEqual(windowSeconds + 1);
+  const at = Date.now() + Number(wait) * 1000;
+  while (Date.now() < at + 300) await new Promise((r) => setTimeout(r, 100));
+  const after = await list();
+  expect(after.code, after.stderr).toBe(0);
+  expect(sandbox.requestLog.filter((entry) => entry.status !== 200)).toEqual([]);
+}
+
+describe("the sandbox's per-minute plan", () => {
+  it('its window shrunk to 5 s: a refusal names the Reset, and a process after it goes at once', () =>
+    acrossTheSandboxReset(5));
+  it.runIf(inTrials)(
+    'a whole minute, as a person meets it',
+    () => acrossTheSandboxReset(60),
+    120_000,
+  );
 });
