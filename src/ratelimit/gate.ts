@@ -132,6 +132,7 @@ export class RateGate {
    */
   expect(count: number): boolean {
     this.deciding.backlog = Math.max(0, Math.floor(count));
+    this.time.carriesExactly = false;
     return this.shared.known.unlimited !== true;
   }
 

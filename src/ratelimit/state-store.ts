@@ -157,7 +157,7 @@ const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | und
   seenAtLocalMs: seen,
   seenOnMonotonic: (value) => {
     const clock = (value as { clock?: unknown } | null)?.clock;
-    const read = numbers(value, { ms: seen, spanMs: seen });
+    const read = numbers(value, { ms: seen });
     return typeof clock === 'string' && read ? { clock, ...read } : undefined;
   },
   leases: (value) => entriesOf(value, count),
