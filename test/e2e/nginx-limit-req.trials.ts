@@ -22,14 +22,14 @@ function figures(log: Array<{ at: number; status: number }>) {
   };
 }
 
+/** nginx at RATE in front of the contract's operations, on a free port of its own. */
+async function startLimitedNginx() {
+  return startNginx(tempDir('pets-nginx-'), RATE, await plainContract(), await freePort());
+}
+
 describe.skipIf(nginxMissing !== undefined)('nginx limit_req, 2 r/s, no rate headers', () => {
   it('a 60-record import: at most 3 × 429, every record once, within 1.2× the least time', async () => {
-    const nginx = await startNginx(
-      tempDir('pets-nginx-'),
-      RATE,
-      await plainContract(),
-      await freePort(),
-    );
+    const nginx = await startLimitedNginx();
     try {
       const env = apiEnv(nginx, { PETS_PROFILE: 'staging' });
       const run = await runBinary(['add', '--file', recordsFile(env, 'import', 60), '-q'], env);
@@ -47,12 +47,7 @@ describe.skipIf(nginxMissing !== undefined)('nginx limit_req, 2 r/s, no rate hea
   }, 120_000);
 
   it('two imports of 40 at once share the pace: no more 429s than one import', async () => {
-    const nginx = await startNginx(
-      tempDir('pets-nginx-'),
-      RATE,
-      await plainContract(),
-      await freePort(),
-    );
+    const nginx = await startLimitedNginx();
     try {
       const env = apiEnv(nginx, { PETS_PROFILE: 'staging' });
       const runs = await Promise.all(
