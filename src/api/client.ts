@@ -129,11 +129,6 @@ export class PetsApi {
     return this.options.send({ ...options, method, url, headers, body });
   }
 
-  /** The error a non-2xx answer means, as every command reports it. */
-  failure(method: HttpMethod, url: string, response: HttpResponse): PetsError {
-    return this.errorFor(method, url, response, {});
-  }
-
   private async call(
     method: HttpMethod,
     path: string,
@@ -145,7 +140,7 @@ export class PetsApi {
     const requestBody = payload === undefined ? undefined : stringifyJson(payload);
     const response = await this.send(method, url, requestBody, options);
     if (response.status < 200 || response.status > 299) {
-      throw this.errorFor(method, url, response, say);
+      throw this.failure(method, url, response, say);
     }
     // Redacted before anything reads it: a table cuts a long name short, and a key cut short
     // would no longer be found in its output.
@@ -180,11 +175,12 @@ export class PetsApi {
     }
   }
 
-  private errorFor(
+  /** The error a non-2xx answer means, as every command reports it. */
+  failure(
     method: HttpMethod,
     url: string,
     response: HttpResponse,
-    say: { notFound?: string },
+    say: { notFound?: string } = {},
   ): PetsError {
     const { status } = response;
     // The server's words reach the JSON error's detail, --debug, the journal and the state

@@ -243,19 +243,6 @@ function networkError(
   );
 }
 
-/** An answer of a proxy's own, by its status: what undici's errors give of it. */
-const PROXY_ANSWERS: Record<number, string> = {
-  400: 'Bad Request',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  407: 'Proxy Authentication Required',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-  504: 'Gateway Timeout',
-};
-
 /**
  * The failure as the proxy's, when it was: a CONNECT the proxy refused, left unanswered or cut
  * off, a 407 to a request in absolute form, a TLS handshake with the proxy that failed, or a
@@ -316,7 +303,9 @@ function proxyAnswerStatus(error: unknown): string | undefined {
 
 /** The proxy answered instead of passing the request on: a 407 wants credentials, else policy. */
 function proxyAnswered(req: HttpRequest, error: unknown, proxy: Proxy, status: string) {
-  const answer = `${status} ${PROXY_ANSWERS[Number(status)] ?? ''}`.trim();
+  // node:http only for this rare message: the bundle otherwise never loads it.
+  const { STATUS_CODES } = process.getBuiltinModule('node:http');
+  const answer = `${status} ${STATUS_CODES[status] ?? ''}`.trim();
   const authRequired = status === '407';
   return neverArrived(req, error)(
     authRequired ? 'proxy_auth_required' : 'proxy_refused',

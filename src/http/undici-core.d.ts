@@ -1,9 +1,22 @@
-// Types for the two parts of undici that pets loads by path (see transport.ts), taken from
-// undici's own: the Agent class, and the request function that undici's index wraps.
+// Types for the parts of undici that pets loads by path (see undici.ts), taken from undici's own.
 declare module 'undici/lib/dispatcher/agent.js' {
-  import type { Agent } from 'undici';
-  const AgentClass: typeof Agent;
-  export default AgentClass;
+  const Agent: typeof import('undici').Agent;
+  export default Agent;
+}
+
+declare module 'undici/lib/dispatcher/proxy-agent.js' {
+  const ProxyAgent: typeof import('undici').ProxyAgent;
+  export default ProxyAgent;
+}
+
+declare module 'undici/lib/dispatcher/dispatcher.js' {
+  const Dispatcher: typeof import('undici').Dispatcher;
+  export default Dispatcher;
+}
+
+declare module 'undici/lib/dispatcher/pool.js' {
+  const Pool: typeof import('undici').Pool;
+  export default Pool;
 }
 
 declare module 'undici/lib/api/api-request.js' {
@@ -16,18 +29,6 @@ declare module 'undici/lib/api/api-request.js' {
   export default request;
 }
 
-declare module 'undici/lib/dispatcher/proxy-agent.js' {
-  import type { ProxyAgent } from 'undici';
-  const ProxyAgentClass: typeof ProxyAgent;
-  export default ProxyAgentClass;
-}
-
-declare module 'undici/lib/dispatcher/dispatcher.js' {
-  import type { Dispatcher } from 'undici';
-  const DispatcherClass: typeof Dispatcher;
-  export default DispatcherClass;
-}
-
 declare module 'undici/lib/api/api-connect.js' {
   import type { Dispatcher } from 'undici';
   /** Opens a CONNECT tunnel through the dispatcher it is called on. */
@@ -36,10 +37,4 @@ declare module 'undici/lib/api/api-connect.js' {
     options: Dispatcher.ConnectOptions,
   ): Promise<Dispatcher.ConnectData>;
   export default connect;
-}
-
-declare module 'undici/lib/dispatcher/pool.js' {
-  import type { Pool } from 'undici';
-  const PoolClass: typeof Pool;
-  export default PoolClass;
 }

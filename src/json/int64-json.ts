@@ -64,30 +64,23 @@ function isInteger(source: string | undefined): source is string {
 
 /** Parses JSON text; integers outside ±(2^53-1) become bigint. Errors never quote the input. */
 export function parseJson(text: string, options: ParseOptions = {}): JsonValue {
-  const digitsOnly = options.integersAsDigitsOnly === true;
   // A reviver is called for every value: only text that may need one pays for it.
   const reviver =
-    digitsOnly && FRACTION_OR_EXPONENT.test(text)
+    options.integersAsDigitsOnly && FRACTION_OR_EXPONENT.test(text)
       ? exactDigitsOnly
       : LONG_DIGIT_RUN.test(text)
         ? exact
         : undefined;
-  let value: JsonValue;
+  // A reviver walks the value recursively, as do the readers of a value: nesting deep enough
+  // would exhaust the stack.
+  const tooDeep = deeperAt(text, MAX_DEPTH);
+  if (tooDeep !== undefined)
+    throw new JsonSyntaxError(`nesting too deep at position ${tooDeep}`, tooDeep);
   try {
-    value = JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]) as JsonValue;
+    return JSON.parse(text, reviver as Parameters<typeof JSON.parse>[1]) as JsonValue;
   } catch (error) {
-    // A reviver walks the value recursively: nesting deep enough exhausts the stack.
-    const tooDeep = deeperAt(text, MAX_DEPTH);
-    if (tooDeep !== undefined)
-      throw new JsonSyntaxError(`nesting too deep at position ${tooDeep}`, tooDeep);
-    if (error instanceof SyntaxError) throw syntaxError(text, error);
-    throw error;
+    throw error instanceof SyntaxError ? syntaxError(text, error) : error;
   }
-  if (nestedDeeperThan(value, MAX_DEPTH)) {
-    const at = deeperAt(text, MAX_DEPTH) ?? 0;
-    throw new JsonSyntaxError(`nesting too deep at position ${at}`, at);
-  }
-  return value;
 }
 
 // V8's messages that give a position name the problem before it, and quote nothing.
@@ -131,15 +124,6 @@ function refusedBeforeItsEnd(start: string): boolean {
     const named = AT_POSITION.exec(message);
     return named ? Number(named[2]) < start.length : !message.startsWith('Unexpected end');
   }
-}
-
-/** Whether arrays and objects nest more than `levels` deep in `value`. */
-function nestedDeeperThan(value: JsonValue, levels: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  if (levels === 0) return true;
-  if (Array.isArray(value)) return value.some((item) => nestedDeeperThan(item, levels - 1));
-  for (const key in value) if (nestedDeeperThan(value[key] as JsonValue, levels - 1)) return true;
-  return false;
 }
 
 /** The position of the first bracket that opens a level deeper than `levels`, if any. */

@@ -74,6 +74,31 @@ describe('the parts of dependencies the build stubs or loads by path', () => {
   });
 });
 
+// src/output/jq-engine.ts wraps four of the functions jq.wasm imports, by the minified names of
+// the pinned jq-wasm: an upgrade that renames them must fail here, not leave pets printing nothing.
+describe('the jq-wasm that src/output/jq-engine.ts wraps', () => {
+  it('is pinned to the exact version installed', () => {
+    const { devDependencies } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    const installed = JSON.parse(readFileSync(require.resolve('jq-wasm/package.json'), 'utf8'));
+    expect(installed.version).toBe(devDependencies['jq-wasm']);
+  });
+
+  it('imports write(2), heap growth, abort and assert under the names pets wraps', async () => {
+    const { loadJq } = await import('jq-wasm');
+    const arities = await new Promise<Record<string, number>>((resolve, reject) => {
+      loadJq({
+        instantiateWasm(imports) {
+          const runtime = (imports as { a: Record<string, (...args: unknown[]) => unknown> }).a;
+          resolve(
+            Object.fromEntries(['d', 'k', 'E', 'a'].map((name) => [name, runtime[name]!.length])),
+          );
+        },
+      }).catch(reject);
+    });
+    expect(arities).toEqual({ d: 4, k: 1, E: 0, a: 4 });
+  });
+});
+
 /** The source files of `folder`: TypeScript, and the build's scripts. */
 function sourceFiles(folder: string): string[] {
   return readdirSync(folder, { recursive: true, withFileTypes: true })
