@@ -11,7 +11,7 @@ import {
 import { INT64_MAX, INT64_MIN, toInt64, type Pet } from '../api/contract.js';
 import { codeOf, systemReason } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
-import { validateNewPet } from './new-pet-validation.js';
+import { toNewPet } from '../batch/input/new-pet.js';
 import type { StoreSnapshot } from './pet-store.js';
 import { isRecord, ownField } from './validation.js';
 
@@ -39,9 +39,8 @@ function parsePet(value: unknown, index: number): Pet | string {
   const where = `pets[${index}]`;
   const id = isRecord(value) ? toInt64(ownField(value, 'id')) : undefined;
   if (id === undefined) return `${where}.id is not an int64 integer`;
-  const checked = validateNewPet(value);
-  if (!checked.ok) return `${where}: ${checked.problems.join('; ')}`;
-  return { id, ...checked.value };
+  const checked = toNewPet(value as Record<string, unknown>, 'json');
+  return typeof checked === 'string' ? `${where}: ${checked}` : { id, ...checked };
 }
 
 function parseSnapshot(text: string): StoreSnapshot | string {

@@ -3,8 +3,7 @@
 // asker sends a fresh nonce and the sandbox answers with an HMAC of it under its key, which
 // only a server holding the profile's key can compute. The nonce travels, the key never does.
 
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { request } from 'node:http';
+import { createHmac, randomBytes } from 'node:crypto';
 
 /** Outside /v1: not part of the API, not rate limited, not in the request log. */
 export const IDENTITY_PATH = '/.pets-sandbox';
@@ -24,39 +23,22 @@ export function identityProof(key: string, nonce: string): string | undefined {
  */
 export type SandboxLiveness = 'live' | 'gone' | 'unknown';
 
-export function probeSandbox(
+export async function probeSandbox(
   baseUrl: string,
   key: string,
   timeoutMs = 1_500,
 ): Promise<SandboxLiveness> {
   const url = URL.parse(IDENTITY_PATH, baseUrl);
   // A sandbox serves plain http; a profile on https is some other server.
-  if (url?.protocol !== 'http:') return Promise.resolve('gone');
+  if (url?.protocol !== 'http:') return 'gone';
   const nonce = randomBytes(16).toString('hex');
   url.searchParams.set('nonce', nonce);
-  const expected = Buffer.from(identityProof(key, nonce) as string);
-  return new Promise((resolve) => {
-    const req = request(url, { method: 'GET', timeout: timeoutMs, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (text: string) => {
-        body += text;
-        if (body.length > 1_000) req.destroy();
-      });
-      res.on('end', () => {
-        const proof = Buffer.from(res.statusCode === 200 ? body.trim() : '');
-        resolve(
-          proof.length === expected.length && timingSafeEqual(proof, expected) ? 'live' : 'gone',
-        );
-      });
-      res.on('error', () => resolve('gone'));
-    });
-    req.on('timeout', () => {
-      resolve('unknown');
-      req.destroy();
-    });
-    // Refused, reset, or not HTTP: no sandbox is there (after a timeout, this comes second).
-    req.on('error', () => resolve('gone'));
-    req.end();
-  });
+  try {
+    const answer = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const proof = answer.status === 200 ? (await answer.text()).trim() : '';
+    return proof === identityProof(key, nonce) ? 'live' : 'gone';
+  } catch (error) {
+    // Refused, reset, or not HTTP: no sandbox is there.
+    return (error as Error).name === 'TimeoutError' ? 'unknown' : 'gone';
+  }
 }

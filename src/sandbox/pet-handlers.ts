@@ -3,9 +3,10 @@ import { JsonSyntaxError, parseJson } from '../json/int64-json.js';
 import { DataFileError } from './data-file.js';
 import type { BodyResult } from './read-body.js';
 import { parseListQuery } from './list-query.js';
-import { validateNewPet } from './new-pet-validation.js';
+import { toNewPet } from '../batch/input/new-pet.js';
 import { IdsExhaustedError, type PetStore } from './pet-store.js';
 import { errorResponse, jsonResponse, type SandboxResponse } from './responses.js';
+import { isRecord } from './validation.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -59,10 +60,13 @@ export function createPet(
     const detail = error instanceof JsonSyntaxError ? error.message : 'invalid UTF-8';
     return errorResponse(400, 'invalid_json', `the request body is not valid JSON: ${detail}`);
   }
-  const checked = validateNewPet(document);
-  if (!checked.ok) return errorResponse(400, 'invalid_body', checked.problems.join('; '));
+  // The client's own check of a record (unknown fields, a client's id among them, ignored).
+  const checked = isRecord(document)
+    ? toNewPet(document as Record<string, unknown>, 'json')
+    : 'the body must be a JSON object with name, categoryId and optional status';
+  if (typeof checked === 'string') return errorResponse(400, 'invalid_body', checked);
   try {
-    const pet = store.create(checked.value);
+    const pet = store.create(checked);
     return jsonResponse(201, pet, { location: `/v1/pets/${pet.id}` });
   } catch (error) {
     if (error instanceof IdsExhaustedError) {

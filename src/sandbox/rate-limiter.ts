@@ -1,4 +1,3 @@
-import { FixedWindow } from './fixed-window.js';
 import type { PlanLimits } from './plans.js';
 
 const MINUTE_MS = 60_000;
@@ -38,6 +37,36 @@ export type Admission =
   | { outcome: 'banned'; state: RateLimitState; retryAt: number };
 
 /**
+ * A fixed window that opens at the first request counted in it and lasts `lengthMs`.
+ * Requests refused for being over the limit are not counted.
+ */
+class FixedWindow {
+  private endsAt = Number.NEGATIVE_INFINITY;
+  private count = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly lengthMs: number,
+    /** How the window reads in messages: "minute", "day". */
+    readonly unit: string,
+  ) {}
+
+  remaining(now: number): number {
+    return Math.max(0, this.limit - (now < this.endsAt ? this.count : 0));
+  }
+
+  /** When the window resets; with no open window, when one opened now would reset. */
+  resetsAt(now: number): number {
+    return now < this.endsAt ? this.endsAt : now + this.lengthMs;
+  }
+
+  record(now: number): void {
+    if (now >= this.endsAt) [this.endsAt, this.count] = [now + this.lengthMs, 0];
+    this.count++;
+  }
+}
+
+/**
  * The rate limits of one key (or one anonymous client): a per-minute and a per-day window,
  * and the cooldown and ban that punish sending after a 429.
  */
@@ -73,7 +102,7 @@ export class RateLimiter {
       if (now < this.cooldownUntil) return this.strike(now, this.cooldownUntil);
       this.endCooldown();
     }
-    const exhausted = this.windows.filter((window) => window.isExhausted(now));
+    const exhausted = this.windows.filter((window) => window.remaining(now) === 0);
     if (exhausted.length > 0) {
       const retryAt = Math.max(...exhausted.map((window) => window.resetsAt(now)));
       this.cooldownUntil = retryAt;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RATE_LIMIT_HEADERS } from '../ratelimit/rate-headers.js';
 import { hasBearerKey } from './auth.js';
-import { getPetDeprecationHeaders } from './deprecation.js';
+import { GET_PET_REMOVAL_DATE } from '../api/contract.js';
 import { MAX_BODY_BYTES, createPet, getPet, listPets } from './pet-handlers.js';
 import type { PetStore } from './pet-store.js';
 import { rateLimitHeaders, rateLimitedResponse } from './rate-limit-responses.js';
@@ -27,6 +27,13 @@ export interface SandboxState {
   latencyMs?: number;
 }
 
+/** Headers on every response of the deprecated GET /pets/{petId} (RFC 8594, RFC 9745). */
+const GET_PET_DEPRECATION = {
+  deprecation: 'true',
+  sunset: new Date(`${GET_PET_REMOVAL_DATE}T00:00:00Z`).toUTCString(),
+  link: '</v1/pets>; rel="successor-version"',
+};
+
 const UNAUTHORIZED_MESSAGE =
   'a valid API key is required: send it in the header "Authorization: Bearer <API_KEY>"';
 
@@ -42,7 +49,7 @@ async function respond(
 ): Promise<SandboxResponse | undefined> {
   const { pathname, query } = splitTarget(req.url ?? '/');
   const route = matchRoute(pathname);
-  if (route?.name === 'pet') Object.assign(headers, getPetDeprecationHeaders());
+  if (route?.name === 'pet') Object.assign(headers, GET_PET_DEPRECATION);
 
   const authenticated = hasBearerKey(req.headers.authorization, state.key);
   const limiter = authenticated
@@ -115,9 +122,7 @@ export function createRequestHandler(
         writeResponse(res, response, headers);
         const remaining = headers[RATE_LIMIT_HEADERS.remaining];
         state.onAnswer?.({
-          method: entry.method,
-          path: entry.path,
-          status: entry.status,
+          ...entry,
           remaining: remaining === undefined ? null : Number(remaining),
         });
       })

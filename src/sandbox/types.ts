@@ -38,11 +38,7 @@ export interface SandboxOptions {
 }
 
 /** One answered request, as a log line shows it. */
-export interface SandboxAnswer {
-  method: string;
-  /** The request target as sent: path and query. */
-  path: string;
-  status: number;
+export interface SandboxAnswer extends Omit<SandboxRequestLogEntry, 'at'> {
   /** X-RateLimit-Remaining as answered; null when the plan has no limit. */
   remaining: number | null;
 }

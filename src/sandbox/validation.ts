@@ -9,13 +9,3 @@ export function isRecord(value: unknown): value is object {
 export function ownField(record: object, name: string): unknown {
   return Object.hasOwn(record, name) ? (record as Record<string, unknown>)[name] : undefined;
 }
-
-/** Names the JSON type of a value, for messages that must not echo the value itself. */
-export function describeJsonType(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'bigint') return 'an integer';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a fraction';
-  if (typeof value === 'object') return 'an object';
-  return `a ${typeof value}`;
-}

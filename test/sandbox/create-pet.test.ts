@@ -81,7 +81,7 @@ describe('POST /pets', () => {
     [
       'categoryId is beyond int64',
       '{"name":"Rex","categoryId":9223372036854775808}',
-      'out of that range',
+      'categoryId must be an integer within int64',
     ],
     [
       'status is not allowed',
