@@ -52,7 +52,7 @@ export function chooseProfile(
 export function checkProfileExists(data: ConfigData, name: string, source?: SettingSource): void {
   if (Object.hasOwn(data.profiles, name)) return;
   const meant = closest(name, Object.keys(data.profiles));
-  const from = source ? ` (from ${sourceName(source, 'profile')})` : '';
+  const from = source ? ` (from ${sourceName(source, 'PETS_PROFILE')})` : '';
   throw new UsageError(
     `there is no profile named "${name}"${from}${meant ? `; did you mean "${meant}"?` : ''}`,
     {
@@ -63,11 +63,9 @@ export function checkProfileExists(data: ConfigData, name: string, source?: Sett
   );
 }
 
-/** How people read a source: the flag or variable by name, or the config. */
-export function sourceName(source: SettingSource, setting: 'profile' | 'baseUrl' | 'key'): string {
-  if (source === 'config') return 'the config';
-  if (source === 'flag') return '--profile';
-  return { profile: 'PETS_PROFILE', baseUrl: 'PETS_BASE_URL', key: 'PETS_API_KEY' }[setting];
+/** How people read a source: the flag, the environment `variable`, or the config. */
+export function sourceName(source: SettingSource, variable: string): string {
+  return source === 'config' ? 'the config' : source === 'flag' ? '--profile' : variable;
 }
 
 /** A profile's address and key as a request would use them: the environment beats the config. */

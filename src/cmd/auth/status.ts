@@ -84,9 +84,9 @@ async function printStatus(
   if (session.terminal.mode === 'json')
     return session.terminal.printJson(quota ? { ...status, quota } : status);
   await session.terminal.printFields([
-    ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'profile')})`],
-    ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'baseUrl')})`],
-    ['key', `${status.key} (from ${sourceName(status.keySource, 'key')})`],
+    ['profile', `${status.profile} (from ${sourceName(status.profileSource, 'PETS_PROFILE')})`],
+    ['base url', `${status.baseUrl} (from ${sourceName(status.baseUrlSource, 'PETS_BASE_URL')})`],
+    ['key', `${status.key} (from ${sourceName(status.keySource, 'PETS_API_KEY')})`],
     [
       'sent',
       `GET /pets?limit=1 to check the key; the server answered ${status.valid ? '200' : '401'}`,

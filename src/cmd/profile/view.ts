@@ -4,6 +4,7 @@ import {
   checkProfileExists,
   chooseProfile,
   effectiveSettings,
+  sourceName,
   type ChosenProfile,
   type SettingSource,
 } from '../../config/resolve-target.js';
@@ -116,15 +117,9 @@ function profileColumns(mode: 'table' | 'tsv'): readonly Column<ProfileSummary>[
   ];
 }
 
-const FROM: Record<SettingSource, (setting: string) => string> = {
-  flag: () => 'from --profile',
-  environment: (variable) => `from ${variable}`,
-  config: () => 'from the config',
-};
-
 function profileFields(p: ProfileSummary): Array<[string, string]> {
   const from = (source: SettingSource | null, variable: string) =>
-    source ? ` (${FROM[source](variable)})` : '';
+    source ? ` (from ${sourceName(source, variable)})` : '';
   return [
     ['name', p.name],
     ['in use', p.active ? `yes${from(p.activeSource, 'PETS_PROFILE')}` : 'no'],

@@ -3,15 +3,23 @@ import { LIST_LIMIT, PET_STATUSES, parseInt64, type PetStatus } from '../../api/
 
 // Parsers for commander: a bad value fails before anything is sent, naming what is allowed.
 
-export function parseLimit(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < LIST_LIMIT.min || value > LIST_LIMIT.max) {
-    throw new InvalidArgumentError(
-      `It must be an integer from ${LIST_LIMIT.min} to ${LIST_LIMIT.max}.`,
-    );
-  }
-  return value;
+/** A parser of numbers from `min` to `max`, `what` they are: digits only, unless `fractions`. */
+function numberFrom(min: number, max: number, what: string, fractions = false) {
+  return (text: string): number => {
+    const value = Number(text);
+    const form = fractions ? text.trim() !== '' && Number.isFinite(value) : /^\d+$/.test(text);
+    if (form && value >= min && value <= max) return value;
+    throw new InvalidArgumentError(`It must be ${what} from ${min} to ${max}.`);
+  };
 }
+
+export const parseLimit = numberFrom(LIST_LIMIT.min, LIST_LIMIT.max, 'an integer');
+/** --timeout: more than 0 (0 would time out every request). */
+export const parseSeconds = numberFrom(0.001, 86_400, 'a number of seconds', true);
+export const parseNonNegativeSeconds = numberFrom(0, 86_400, 'a number of seconds', true);
+export const parsePort = numberFrom(0, 65_535, 'a port');
+export const parsePositiveInteger = numberFrom(1, Number.MAX_SAFE_INTEGER, 'a whole number');
+export const parseCount = numberFrom(0, 100_000, 'a whole number');
 
 /** A value from `choices`, in any case: `Available` is `available`. */
 export function parseChoice<T extends string>(choices: readonly T[], text: string): T {
@@ -52,42 +60,4 @@ export function parseId(text: string): bigint {
 export function parseName(text: string): string {
   if (text.trim() === '') throw new InvalidArgumentError('It must not be empty.');
   return text;
-}
-
-export function parseSeconds(text: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 86_400) {
-    throw new InvalidArgumentError('It must be a number of seconds above 0 and at most 86400.');
-  }
-  return value;
-}
-
-export function parseNonNegativeSeconds(text: string): number {
-  const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || value < 0 || value > 86_400) {
-    throw new InvalidArgumentError('It must be a number of seconds from 0 to 86400.');
-  }
-  return value;
-}
-
-export function parsePort(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value > 65_535)
-    throw new InvalidArgumentError('It must be a port from 0 to 65535.');
-  return value;
-}
-
-export function parsePositiveInteger(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) {
-    throw new InvalidArgumentError('It must be a whole number above 0.');
-  }
-  return value;
-}
-
-export function parseCount(text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value > 100_000)
-    throw new InvalidArgumentError('It must be a whole number from 0 to 100000.');
-  return value;
 }
