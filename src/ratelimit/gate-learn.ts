@@ -12,7 +12,8 @@ import { ANOTHER_CLIENT, requests, type Stops } from './gate-stops.js';
 export interface LearningOptions {
   clock: Clock;
   random: () => number;
-  trace: (line: string) => void;
+  trace?: (line: string) => void;
+  /** Says, once, that the state cannot be shared with other processes (one line). */
   warn?: (line: string) => void;
   /** Takes the key out of server text before it is kept or shown. */
   redact?: (text: string) => string;
@@ -91,7 +92,7 @@ export class Learning {
     if (stop && state) this.stops.refusalStop(request, state);
     if (limited && state) {
       const until = state.cooldownUntilMs ?? now;
-      this.options.trace(
+      this.options.trace?.(
         `429${code ? ` ${code}` : ''}: nothing more is sent on this key for ${formatDuration(until - now)}` +
           (retryAfterMs === undefined
             ? ' (the server gave no Retry-After)'
@@ -110,7 +111,7 @@ export class Learning {
    * not help.
    */
   private sayCrowded(state: GateState, now: number): void {
-    this.options.trace(
+    this.options.trace?.(
       `another client uses this key: one request at a time for ${formatDuration((state.crowdedUntilMs ?? now) - now)}`,
     );
     if (this.saidCrowded || this.shared.store.shared !== undefined) return;

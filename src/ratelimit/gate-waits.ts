@@ -6,6 +6,7 @@ import { followAbort } from '../core/abort.js';
 import { formatDuration, type Clock } from '../core/clock.js';
 import { InterruptedError } from '../core/errors.js';
 import type { HttpRequest } from '../http/types.js';
+import { retryBackoffMs } from './retry-policy.js';
 import type { ServerClock } from './server-clock.js';
 import { refuseWait, type WaitLimits, type WaitRefusal } from './wait-limits.js';
 
@@ -35,6 +36,7 @@ export class Waits {
     private readonly time: ServerClock,
     private readonly wait: Waiter,
     readonly trace: (line: string) => void,
+    private readonly random: () => number,
   ) {}
 
   /** Requests of this process that wait ask the gate again. */
@@ -51,11 +53,17 @@ export class Waits {
     return refuseWait(this.limits, { waitMs: ms, totalMs: this.waitedMs + added, banned });
   }
 
-  /** Waits `ms` before the request's attempt `notice.attempt`, and says so. */
-  async retryPause(ms: number, notice: WaitNotice, request: HttpRequest): Promise<void> {
+  /**
+   * Waits a backoff after `failures` failures, before the request's attempt `notice.attempt`,
+   * and says so; false, without waiting, when the command's limits refuse it.
+   */
+  async retryPause(failures: number, notice: WaitNotice, request: HttpRequest): Promise<boolean> {
+    const ms = retryBackoffMs(failures, this.random);
+    if (this.refusal(ms)) return false;
     const { reason, attempt, maxAttempts } = notice;
     this.trace(`wait ${formatDuration(ms)}: ${reason} (attempt ${attempt}/${maxAttempts})`);
     await this.pause(ms, notice, request, false);
+    return true;
   }
 
   /**

@@ -1,12 +1,11 @@
-import type { Clock } from '../core/clock.js';
 import { InterruptedError, NetworkError, SharedStateError } from '../core/errors.js';
 import type { HttpRequest, HttpResponse, HttpSender } from '../http/types.js';
 import { releaseSend, type GateState } from './policy.js';
-import { MAX_ATTEMPTS, networkAttempts, retryBackoffMs, retryDecision } from './retry-policy.js';
+import { MAX_ATTEMPTS, networkAttempts, retryDecision } from './retry-policy.js';
 import { ServerClock } from './server-clock.js';
 import { memoryStore, type StateStore } from './state-store.js';
 import { Deciding } from './gate-decide.js';
-import { Learning } from './gate-learn.js';
+import { Learning, type LearningOptions } from './gate-learn.js';
 import { SharedState, type ProcessView } from './gate-shared.js';
 import { Stops } from './gate-stops.js';
 import { Waits, type Waiter } from './gate-waits.js';
@@ -16,18 +15,14 @@ export { LEARNING_POLL_MS } from './gate-decide.js';
 export { CLAIM_LEASE_MS, CLAIM_RENEW_MS, type ProcessView } from './gate-shared.js';
 export type { Waiter, WaitNotice } from './gate-waits.js';
 
-export interface GateOptions {
+export interface GateOptions extends LearningOptions {
   send: HttpSender;
-  clock: Clock;
-  random: () => number;
   /** The most one command may spend waiting on limits, in all, before it gives up (exit 5). */
   maxWaitMs: number;
   /** The longest one wait may be (a batch left unattended); default: no bound of its own. */
   eachWaitMs?: number;
   /** A ban stops the command rather than being waited out (a batch left unattended). */
   stopOnBan?: boolean;
-  /** Says, once, that the state cannot be shared with other processes (one line). */
-  warn?: (line: string) => void;
   /** The key's state, shared with the other pets processes that use it. */
   store?: StateStore;
   /** How long a request may be in flight before its claim on the budget lapses. */
@@ -42,11 +37,6 @@ export interface GateOptions {
    */
   processes?: ProcessView;
   wait?: Waiter;
-  trace?: (line: string) => void;
-  /** Takes the key out of server text before it is kept or shown. */
-  redact?: (text: string) => string;
-  /** Reads the code (`key_banned`, say) from a 429's body, whose format is the API's. */
-  errorCode?: (body: string) => string | undefined;
 }
 
 /** How long a go may wait to be acted on (its request's beforeSend) before it is asked again. */
@@ -84,7 +74,7 @@ export class RateGate {
     const self = options.processes?.self ?? `${process.pid}.unknown`;
     const claimPrefix = `${self}.${Math.floor(options.random() * 1e9).toString(36)}`;
     const { clock, warn, redact } = options;
-    this.waits = new Waits(limits, clock, this.time, wait, trace);
+    this.waits = new Waits(limits, clock, this.time, wait, trace, options.random);
     this.stops = new Stops(clock, this.time, this.waits, options.maxWaitMs, trace, redact);
     const store = options.store ?? memoryStore();
     this.shared = new SharedState(store, claimPrefix, this.time, this.stops, {
@@ -95,7 +85,7 @@ export class RateGate {
     });
     const { time, shared, stops, waits } = this;
     this.deciding = new Deciding(claimPrefix, options.claimMs, clock, time, shared, stops, waits);
-    this.learning = new Learning({ ...options, trace }, this.time, this.shared, this.stops);
+    this.learning = new Learning(options, this.time, this.shared, this.stops);
   }
 
   /**
@@ -119,10 +109,8 @@ export class RateGate {
    * or files on this machine; and where in it.
    */
   get storeView(): { shared?: string; place?: string } {
-    return {
-      ...(this.shared.store.shared !== undefined && { shared: this.shared.store.shared }),
-      ...(this.shared.store.place !== undefined && { place: this.shared.store.place }),
-    };
+    const { shared, place } = this.shared.store;
+    return { shared, place };
   }
 
   /**
@@ -214,13 +202,21 @@ export class RateGate {
     const blocksAtGo = this.learning.blocksLearnt;
     const refusalsAtGo = this.keyRefusals;
     await announce();
-    if (this.keyRefusals !== refusalsAtGo) await this.awaitStop(request, id);
+    // A 401 or 403 came while the intent was written: the key is refused, and the batch
+    // stops on it once that answer has made its way here. Wait for that stop (a second at
+    // most) rather than send; if none comes, the go has gone stale below.
+    if (this.keyRefusals !== refusalsAtGo) {
+      await this.waits.pause(STALE_GO_MS + 1, undefined, request, false, false).catch((error) => {
+        this.stops.unsend();
+        throw error;
+      });
+    }
     // One stop for the whole run: a stop decided while the intent was written (a 429's
-    // cooldown past --max-wait, a 403, a lost store) sends nothing more.
+    // cooldown past --max-wait, a 403, a lost store) sends nothing more. Its claim is given
+    // back with the failure (afterFailure).
     const stop = this.stops.stopFor(request, true);
     if (stop) {
       this.stops.unsend();
-      await this.shared.settle((state) => releaseSend(state, id));
       throw stop;
     }
     // A go is good for the moment it was given: one that took long to act on (a slow
@@ -260,11 +256,9 @@ export class RateGate {
     const giveUp = error.afterAttempts(networkFailures);
     if (retryDecision(request.method, outcome) !== 'retry' || networkFailures >= attempts)
       throw giveUp;
-    const backoff = retryBackoffMs(networkFailures, this.options.random);
-    if (this.waits.refusal(backoff)) throw giveUp;
     const reason = error.code.replace(/_/g, ' ');
     const notice = { reason, attempt: tries.attempt + 1, maxAttempts: attempts };
-    await this.waits.retryPause(backoff, notice, request);
+    if (!(await this.waits.retryPause(networkFailures, notice, request))) throw giveUp;
     return networkFailures;
   }
 
@@ -289,12 +283,13 @@ export class RateGate {
       return 'again'; // the next reservation waits out the cooldown, or gives up
     }
     if (decision === 'final' || attempt >= MAX_ATTEMPTS) return 'final';
-    const backoff = retryBackoffMs(attempt, this.options.random);
-    if (this.waits.refusal(backoff)) return 'final';
-    const reason = `retry after ${response.status}`;
-    const notice = { reason, attempt: attempt + 1, maxAttempts: MAX_ATTEMPTS };
-    await this.waits.retryPause(backoff, notice, request);
-    return 'again';
+    const notice = { reason: `retry after ${response.status}`, attempt: attempt + 1 };
+    const paused = await this.waits.retryPause(
+      attempt,
+      { ...notice, maxAttempts: MAX_ATTEMPTS },
+      request,
+    );
+    return paused ? 'again' : 'final';
   }
 
   /**
@@ -304,20 +299,5 @@ export class RateGate {
   async finish(): Promise<void> {
     await this.deciding.releaseReserved();
     await this.shared.close();
-  }
-
-  /**
-   * A 401 or 403 came while this request's intent was written: the key is refused, and the
-   * batch stops on it once that answer has made its way to it. Waits for that stop (a second
-   * at most) rather than send; if none comes, the request asks again, its go gone stale.
-   */
-  private async awaitStop(request: HttpRequest, id: string): Promise<void> {
-    try {
-      await this.waits.pause(STALE_GO_MS + 1, undefined, request, false, false);
-    } catch (error) {
-      this.stops.unsend();
-      await this.shared.settle((state) => releaseSend(state, id));
-      throw error;
-    }
   }
 }

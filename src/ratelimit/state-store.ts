@@ -67,6 +67,9 @@ export function encodeState(state: GateState): string {
   return `${JSON.stringify(state)}\n`;
 }
 
+/** Reads a value back as pets writes it, or undefined for one pets never writes. */
+type Read<T> = (value: unknown) => T | undefined;
+
 // A time as pets writes one: a moment seen before 2100 (a floor of 1e300, say, would end
 // every wait on the key, and Date cannot even show it), a deadline before 2300 (a Retry-After
 // is kept for up to a century, rate-headers.ts).
@@ -74,6 +77,80 @@ const before = (latestMs: number) => (value: unknown) =>
   typeof value === 'number' && value >= 0 && value < latestMs ? value : undefined;
 const seen = before(Date.UTC(2100, 0, 1));
 const until = before(Date.UTC(2300, 0, 1));
+const count: Read<number> = (value) =>
+  Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
+const text: Read<string> = (value) => (typeof value === 'string' ? value : undefined);
+// A flag is stored only when set.
+const set: Read<true> = (value) => (value === true ? true : undefined);
+
+/**
+ * An object with every field of `required`, and those of `optional` it has, each read well;
+ * only those fields are kept.
+ */
+function shape<R, O = object>(
+  required: { [K in keyof R]: Read<R[K]> },
+  optional = {} as { [K in keyof O]: Read<O[K]> },
+): Read<R & Partial<O>> {
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return undefined;
+    const kept: Record<string, unknown> = {};
+    const fields = [...Object.entries(required), ...Object.entries(optional)];
+    for (const [name, read] of fields as Array<[string, Read<unknown>]>) {
+      const given = (value as Record<string, unknown>)[name];
+      if (given === undefined && !(name in required)) continue;
+      const field = read(given);
+      if (field === undefined) return undefined;
+      kept[name] = field;
+    }
+    return kept as R & Partial<O>;
+  };
+}
+
+/** A record whose every entry reads well. */
+function entriesOf<T>(read: Read<T>): Read<Record<string, T>> {
+  return (value) => {
+    if (typeof value !== 'object' || value === null) return undefined;
+    const entries = Object.entries(value).map(([key, entry]) => [key, read(entry)] as const);
+    if (entries.some(([, entry]) => entry === undefined)) return undefined;
+    // fromEntries, as a literal would, makes every key its own (even __proto__).
+    return Object.fromEntries(entries) as Record<string, T>;
+  };
+}
+
+/**
+ * How each field of the state is read back, in this order (a shared store compares the
+ * text). Every field is named, so that one added to GateState cannot be lost silently on its
+ * way through a store.
+ */
+const FIELDS: { [K in keyof GateState]-?: Read<GateState[K]> } = {
+  refusals: shape({
+    count,
+    sinceMs: seen,
+    lastWaitMs: until,
+    status: (value): 429 | 503 => (value === 503 ? 503 : 429),
+    ended: count,
+  }),
+  limitSeenAtMs: seen,
+  cooldownUntilMs: until,
+  cooldownCode: text,
+  quota: shape({ limit: count, remaining: count, resetAtMs: until }),
+  probe: shape({ id: text, untilMs: until }, { unplaced: set }),
+  inFlight: entriesOf(shape({ untilMs: until, ended: count }, { unplaced: set, gapMs: count })),
+  demand: entriesOf(shape({ count, untilMs: until }, { short: set })),
+  spread: shape({ resetAtMs: until, fromMs: seen, remaining: count }),
+  crowdedUntilMs: until,
+  shortSeenAtMs: seen,
+  ended: count,
+  unlimited: set,
+  seenServerMs: seen,
+  seenAtLocalMs: seen,
+  seenOnMonotonic: shape({ clock: text, ms: seen }),
+  leases: entriesOf(count),
+  pace: shape(
+    { gapMs: count, refusedGapMs: count, sinceMs: seen, accepted: count },
+    { lastSentMs: seen, acceptedGapMs: count },
+  ),
+};
 
 /**
  * Reads back what `encodeState` wrote, found at `place`: no text is no state. So is a state
@@ -106,7 +183,7 @@ function revive(text: string): GateState | string {
   }
   if (typeof raw !== 'object' || raw === null) return 'not an object';
   const state: Record<string, unknown> = {};
-  for (const [name, read] of Object.entries(FIELDS)) {
+  for (const [name, read] of Object.entries(FIELDS) as Array<[string, Read<unknown>]>) {
     const given = (raw as Record<string, unknown>)[name];
     if (given === undefined) continue;
     const value = read(given);
@@ -114,111 +191,6 @@ function revive(text: string): GateState | string {
     state[name] = value;
   }
   return state as GateState;
-}
-
-/**
- * How each field of the state is read back, in this order (a shared store compares the
- * text): undefined for a value pets never writes. Every field is named, so that one added to
- * GateState cannot be lost silently on its way through a store.
- */
-const FIELDS: { [K in keyof GateState]-?: (value: unknown) => GateState[K] | undefined } = {
-  refusals: (value) => {
-    const read = numbers(value, { count, sinceMs: seen, lastWaitMs: until, ended: count });
-    if (!read) return undefined;
-    const { ended, ...rest } = read;
-    return { ...rest, status: (value as { status?: unknown }).status === 503 ? 503 : 429, ended };
-  },
-  limitSeenAtMs: seen,
-  cooldownUntilMs: until,
-  cooldownCode: (value) => (typeof value === 'string' ? value : undefined),
-  quota: (value) => numbers(value, { limit: count, remaining: count, resetAtMs: until }),
-  probe: (value) => {
-    const id = (value as { id?: unknown } | null)?.id;
-    const read = numbers(value, { untilMs: until });
-    return typeof id === 'string' && read ? { id, ...read, ...flag(value, 'unplaced') } : undefined;
-  },
-  inFlight: (value) =>
-    entriesOf(value, (claim) => {
-      const read = numbers(claim, { untilMs: until, ended: count });
-      const gapMs = count((claim as { gapMs?: unknown }).gapMs);
-      return read && { ...read, ...flag(claim, 'unplaced'), ...(gapMs !== undefined && { gapMs }) };
-    }),
-  demand: (value) =>
-    entriesOf(value, (said) => {
-      const read = numbers(said, { count, untilMs: until });
-      return read && { ...read, ...flag(said, 'short') };
-    }),
-  spread: (value) => numbers(value, { resetAtMs: until, fromMs: seen, remaining: count }),
-  crowdedUntilMs: until,
-  shortSeenAtMs: seen,
-  ended: count,
-  unlimited: (value) => (value === true ? true : undefined),
-  seenServerMs: seen,
-  seenAtLocalMs: seen,
-  seenOnMonotonic: (value) => {
-    const clock = (value as { clock?: unknown } | null)?.clock;
-    const read = numbers(value, { ms: seen });
-    return typeof clock === 'string' && read ? { clock, ...read } : undefined;
-  },
-  leases: (value) => entriesOf(value, count),
-  pace: (value) => {
-    const read = numbers(value, {
-      gapMs: count,
-      refusedGapMs: count,
-      sinceMs: seen,
-      accepted: count,
-    });
-    const lastSentMs = seen((value as { lastSentMs?: unknown } | null)?.lastSentMs);
-    const acceptedGapMs = count((value as { acceptedGapMs?: unknown } | null)?.acceptedGapMs);
-    return (
-      read && {
-        ...read,
-        ...(lastSentMs !== undefined && { lastSentMs }),
-        ...(acceptedGapMs !== undefined && { acceptedGapMs }),
-      }
-    );
-  },
-};
-
-function count(value: unknown): number | undefined {
-  return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : undefined;
-}
-
-/** The fields of `value` that `read` names, when each reads well; else undefined. */
-function numbers<K extends string>(
-  value: unknown,
-  read: Record<K, (value: unknown) => number | undefined>,
-): Record<K, number> | undefined {
-  const numbers = {} as Record<K, number>;
-  for (const name of Object.keys(read) as K[]) {
-    const number = read[name]((value as Record<string, unknown> | null)?.[name]);
-    if (number === undefined) return undefined;
-    numbers[name] = number;
-  }
-  return numbers;
-}
-
-/** `{ [name]: true }` when `value` has it set, else nothing: a flag is stored only when set. */
-function flag<K extends string>(value: unknown, name: K): Partial<Record<K, true>> {
-  return (value as Record<string, unknown> | null)?.[name] === true
-    ? ({ [name]: true } as Record<K, true>)
-    : {};
-}
-
-/** The entries of a record, when every one reads well; else undefined. */
-function entriesOf<T>(
-  value: unknown,
-  read: (entry: unknown) => T | undefined,
-): Record<string, T> | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const kept: Array<[string, T]> = [];
-  for (const [key, entry] of Object.entries(value)) {
-    const readEntry = read(entry);
-    if (readEntry === undefined) return undefined;
-    kept.push([key, readEntry]);
-  }
-  // fromEntries, as a literal would, makes every key its own (even __proto__).
-  return Object.fromEntries(kept);
 }
 
 // A lock is held for one read and one write: a process that holds it longer than this is stuck.
