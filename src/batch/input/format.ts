@@ -1,13 +1,9 @@
 import { extname } from 'node:path';
-import { UsageError } from '../../core/errors.js';
 import { bytesWithoutBom } from './bytes.js';
 
 export type InputFormat = 'ndjson' | 'json' | 'csv';
 
 export const INPUT_FORMATS: readonly InputFormat[] = ['ndjson', 'json', 'csv'];
-
-/** Where a batch's format came from: --format, the file's extension, or its first bytes. */
-export type FormatSource = 'flag' | 'extension' | 'content';
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, InputFormat>> = {
   '.ndjson': 'ndjson',
@@ -16,24 +12,16 @@ const FORMAT_BY_EXTENSION: Readonly<Record<string, InputFormat>> = {
   '.csv': 'csv',
 };
 
-const STDIN = '-';
-
-function isInputFormat(value: string): value is InputFormat {
-  return (INPUT_FORMATS as readonly string[]).includes(value);
-}
-
 /**
- * --format wins; else the extension: .ndjson/.jsonl → ndjson, .json → json, .csv → csv.
- * Undefined for stdin ('-') and any other name: the content tells (formatFromContent).
+ * --format (checked by commander) wins; else the extension: .ndjson/.jsonl → ndjson, .json →
+ * json, .csv → csv. Undefined for stdin ('-') and any other name: the content tells
+ * (formatFromContent).
  */
-export function chooseFormat(path: string, explicit: string | undefined): InputFormat | undefined {
-  if (explicit !== undefined) {
-    const format = explicit.trim().toLowerCase();
-    if (isInputFormat(format)) return format;
-    throw new UsageError(`--format must be one of ${INPUT_FORMATS.join(', ')}`);
-  }
-  if (path === STDIN) return undefined;
-  return FORMAT_BY_EXTENSION[extname(path).toLowerCase()];
+export function chooseFormat(
+  path: string,
+  given: InputFormat | undefined,
+): InputFormat | undefined {
+  return given ?? FORMAT_BY_EXTENSION[extname(path).toLowerCase()];
 }
 
 // Blanks that may come before the first record: space, tab, CR, LF.

@@ -8,7 +8,7 @@ import { readJsonArrayRecords } from './json-array.js';
 import { readNdjsonRecords } from './ndjson.js';
 import type { InputRecord, ReadNotes } from './record.js';
 
-export { chooseFormat, formatFromContent, type FormatSource, type InputFormat } from './format.js';
+export { chooseFormat, formatFromContent, type InputFormat } from './format.js';
 export type { InputRecord, ReadNotes } from './record.js';
 export { toNewPet } from './new-pet.js';
 

@@ -59,6 +59,9 @@ export interface AddBatchDeps extends KeyApi {
   report(result: RecordResult): void;
 }
 
+/** A record with its name in the journal, given as the read-ahead meets it. */
+type NamedRecord = InputRecord & { name?: string };
+
 // Records read ahead of the workers: how many creates are still to come is known that far,
 // and the rate gate lets short processes on the key have their share of a window by it.
 const READ_AHEAD = 64;
@@ -78,11 +81,11 @@ export async function addBatch(
 ): Promise<AddBatchResult> {
   const tally: BatchTally = { created: 0, failed: 0, skipped: 0, unknown: 0, notSent: 0 };
   const { journal, retryUnknown } = options;
-  const names = new NameQueue(recordNamer(journal));
+  const nameOf = recordNamer(journal);
   const sender = new RecordSender(journal, deps);
 
   const work = async (
-    record: InputRecord,
+    record: NamedRecord,
     halted: AbortSignal,
   ): Promise<WorkResult<RecordResult>> => {
     const { line, pet } = record;
@@ -90,7 +93,7 @@ export async function addBatch(
       const error = ownErrorJson('invalid_record', `line ${line}: ${record.problem}`, 2);
       return { result: { line, kind: 'failed', error, sent: false } };
     }
-    const key = names.take();
+    const key = record.name!;
     const previous = journal.previous(key);
     const plan = planRecord(previous, retryUnknown);
     if (plan === 'send') return sender.send(line, key, pet, halted);
@@ -99,9 +102,9 @@ export async function addBatch(
 
   // Each record is named as the read-ahead meets it, in input order, before any worker
   // takes it; the read-ahead counts the creates still to come for the rate gate.
-  const toSend = (record: InputRecord): boolean =>
+  const toSend = (record: NamedRecord): boolean =>
     record.pet !== undefined &&
-    planRecord(journal.previous(names.add(record.pet)), retryUnknown) === 'send';
+    planRecord(journal.previous((record.name = nameOf(record.pet))), retryUnknown) === 'send';
 
   const end = await runBatch({
     items: readAhead(options.records, READ_AHEAD, toSend, (count) => deps.gate.expect(count)),
@@ -121,35 +124,6 @@ export async function addBatch(
   const stoppedBy = end.stoppedBy;
   if (stoppedBy !== undefined && !(stoppedBy instanceof PetsError)) throw stoppedBy;
   return { ...tally, ...(stoppedBy ? { stoppedBy } : {}), ...(end.unread ? { unread: true } : {}) };
-}
-
-/**
- * The names of the records read ahead, in input order, which is also the order the workers
- * take them in: at most the read-ahead's size, so a queue rather than a map per record.
- * Naming there rather than in an async generator around the records keeps a layer of
- * promises per record out of the pipeline; that layer let V8's young generation grow with
- * the input.
- */
-class NameQueue {
-  private readonly names: string[] = [];
-  private next = 0;
-
-  constructor(private readonly nameOf: (pet: NewPet) => string) {}
-
-  add(pet: NewPet): string {
-    const name = this.nameOf(pet);
-    this.names.push(name);
-    return name;
-  }
-
-  take(): string {
-    const name = this.names[this.next++]!;
-    if (this.next > READ_AHEAD) {
-      this.names.splice(0, this.next);
-      this.next = 0;
-    }
-    return name;
-  }
 }
 
 /** The result of a record this run does not send, from what an earlier run left of it. */

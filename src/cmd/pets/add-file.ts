@@ -233,12 +233,18 @@ async function openRunJournal(
     await registryOf(session, target).hold(async (held) => {
       // What no longer holds records drops out: a journal deleted, or no longer this target's,
       // or one that holds none and that no run has open.
-      held.prune((entry) => entry.journal === own || stillHolds(entry, target, journalStanding));
+      held.prune((entry) => {
+        const stands = entry.journal === own ? 'records' : journalStanding(entry.journal, target);
+        return stands === 'records' || (stands === 'none' && journalInUse(entry.journal));
+      });
       await refuseRecordsOfOtherRuns(options, source, journal, target, held.entries());
       const nameOf = recordNamer({ records: 0 });
-      const head = (await source.head()).flatMap((record) =>
-        record.pet ? [nameOf(record.pet)] : [],
-      );
+      const head: string[] = [];
+      let read = 0;
+      for await (const record of await source.comparable()) {
+        if (record.pet) head.push(nameOf(record.pet));
+        if (++read >= HEAD_RECORDS) break;
+      }
       held.add({ journal: own, head });
     });
     return journal;
@@ -247,16 +253,6 @@ async function openRunJournal(
     journal.close();
     throw error;
   }
-}
-
-/** Whether a listed journal still stands for records of the target: the registry keeps it. */
-function stillHolds(
-  entry: RegistryEntry,
-  target: JournalTarget,
-  standing: typeof import('../../batch/journal.js').journalStanding,
-): boolean {
-  const stands = standing(entry.journal, target);
-  return stands === 'records' || (stands === 'none' && journalInUse(entry.journal));
 }
 
 /** Whether a run has the journal open now (its lock is held by a process not provably gone). */
@@ -324,20 +320,20 @@ async function refuseRecordsOfOtherRuns(
 
 function refuseOverlap(options: BatchOptions, other: string, held: number, sending: number): never {
   const resume = resumeCommand({ ...options, journal: other, journalGiven: other });
-  const count = (n: number) => `${n} ${n === 1 ? 'record' : 'records'}`;
+  const count = held > 0 ? held : sending;
   const input = options.file === '-' ? 'stdin' : options.file;
-  if (held > 0) {
-    throw new UsageError(
-      `${count(held)} of ${input} ${held === 1 ? 'is' : 'are'} already in the journal ${other}, of an earlier run on this profile and key (--new-run sends them again); nothing was sent`,
-      { hint: `Resume that run with this ${options.file === '-' ? 'input' : 'file'}: ${resume}` },
-    );
-  }
-  throw new UsageError(
-    `${count(sending)} of ${input} ${sending === 1 ? 'is' : 'are'} being sent by another run on this profile and key, with the journal ${other} (--new-run sends them again); nothing was sent`,
-    {
-      hint: `Wait for that run to end, then resume it with this ${options.file === '-' ? 'input' : 'file'}: ${resume}`,
-    },
-  );
+  const records = `${count} ${count === 1 ? 'record' : 'records'} of ${input} ${count === 1 ? 'is' : 'are'}`;
+  const where =
+    held > 0
+      ? `already in the journal ${other}, of an earlier run on this profile and key`
+      : `being sent by another run on this profile and key, with the journal ${other}`;
+  const withInput = `with this ${options.file === '-' ? 'input' : 'file'}: ${resume}`;
+  throw new UsageError(`${records} ${where} (--new-run sends them again); nothing was sent`, {
+    hint:
+      held > 0
+        ? `Resume that run ${withInput}`
+        : `Wait for that run to end, then resume it ${withInput}`,
+  });
 }
 
 /** The real path of `path`, or of its folder when it does not exist yet. */
@@ -356,9 +352,7 @@ interface RecordInput {
   fromContent: boolean;
   /** The records; `notes` counts what the readers set aside (ids). */
   records(notes?: ReadNotes): Promise<AsyncIterable<InputRecord>>;
-  /** The first HEAD_RECORDS records. */
-  head(): Promise<InputRecord[]>;
-  /** The records compared with other journals: all of a file's, the head of stdin's. */
+  /** The records compared with other journals: all of a file's, the first HEAD_RECORDS of stdin's. */
   comparable(): Promise<Iterable<InputRecord> | AsyncIterable<InputRecord>>;
 }
 
@@ -381,7 +375,11 @@ async function recordInput(
     // The ids stdin's reader sets aside: it reads once, for whichever caller asks first.
     const notes: ReadNotes = { ids: 0 };
     const records = readRecords(peeked.input, peeked.format, notes, ignoreUnknown);
-    return stdinInput(records, notes, peeked.format, format === undefined);
+    return {
+      format: peeked.format,
+      fromContent: format === undefined,
+      ...stdinRecords(records, notes),
+    };
   }
   const open = () =>
     createReadStream(file, { highWaterMark: READ_CHUNK_BYTES, signal: session.signal });
@@ -395,20 +393,7 @@ async function recordInput(
     }
   }
   const records = async (notes?: ReadNotes) => readRecords(open(), found, notes, ignoreUnknown);
-  return {
-    format: found,
-    fromContent: format === undefined,
-    records,
-    head: async () => {
-      const head: InputRecord[] = [];
-      for await (const record of await records()) {
-        head.push(record);
-        if (head.length >= HEAD_RECORDS) break;
-      }
-      return head;
-    },
-    comparable: records,
-  };
+  return { format: found, fromContent: format === undefined, records, comparable: records };
 }
 
 /**
@@ -416,51 +401,36 @@ async function recordInput(
  * compared with other journals before anything is sent (their content is what stdin is known
  * by), then handed to the run ahead of the rest.
  */
-function stdinInput(
+function stdinRecords(
   all: AsyncIterable<InputRecord>,
   readNotes: ReadNotes,
-  format: InputFormat,
-  fromContent: boolean,
-): RecordInput {
+): Pick<RecordInput, 'records' | 'comparable'> {
   const reader = all[Symbol.asyncIterator]();
-  let head: InputRecord[] | undefined;
-  let ended = false;
-  const readHead = async () => {
-    if (head) return head;
-    head = [];
-    while (head.length < HEAD_RECORDS) {
-      const next = await reader.next();
-      if (next.done) {
-        ended = true;
-        break;
+  let head: Promise<InputRecord[]> | undefined;
+  const readHead = () =>
+    (head ??= (async () => {
+      const first: InputRecord[] = [];
+      for (let next; first.length < HEAD_RECORDS && !(next = await reader.next()).done;) {
+        first.push(next.value);
       }
-      head.push(next.value);
-    }
-    return head;
-  };
+      return first;
+    })());
   let taken = false;
   async function* records(notes?: ReadNotes): AsyncIterable<InputRecord> {
     try {
       yield* await readHead();
-      while (!ended) {
-        const next = await reader.next();
-        if (next.done) break;
-        yield next.value;
-      }
+      for (let next = await reader.next(); !next.done; next = await reader.next()) yield next.value;
     } finally {
       if (notes) notes.ids += readNotes.ids;
       await reader.return?.();
     }
   }
   return {
-    format,
-    fromContent,
     records: async (notes) => {
       if (taken) throw new Error('the records of stdin are read once');
       taken = true;
       return records(notes);
     },
-    head: readHead,
     comparable: readHead,
   };
 }

@@ -124,4 +124,18 @@ describe('pets add --file --dry-run', () => {
     expect(plan.records).toMatchObject({ total: 3, valid: 2, invalid: 1, toSend: 2 });
     expect(plan.invalid.map((record) => record.line)).toEqual([2]);
   });
+
+  it('reads --format in any case, and refuses one it does not know (exit 2), naming each', async () => {
+    const path = csv('pets.txt', 2);
+    const upper = await runMain(
+      ['add', '--file', path, '--format', 'CSV', '--dry-run', '--json'],
+      env,
+    );
+    expect(parseJson(upper.stdout)).toMatchObject({ format: 'csv', formatFrom: 'flag' });
+    const yaml = await runMain(['add', '--file', path, '--format', 'yaml', '--dry-run'], env);
+    expect(yaml.code).toBe(2);
+    expect(yaml.stderr).toMatch(/--format.*ndjson, json, csv/);
+    // The first dry run asked the quota once; the refused one sent nothing.
+    expect(sandbox.requestLog).toHaveLength(1);
+  });
 });
