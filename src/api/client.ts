@@ -14,7 +14,7 @@ import {
   type HttpResponse,
   type HttpSender,
 } from '../http/types.js';
-import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
+import { JsonSyntaxError, parseJson, stringifyJson, type JsonValue } from '../json/int64-json.js';
 import type { ApiTarget } from '../config/resolve-target.js';
 import type { NewPet, Pet, PetStatus } from './contract.js';
 import { withCreateOutcome } from './create-outcome.js';
@@ -61,16 +61,14 @@ export class PetsApi {
     if (query.limit !== undefined) params.set('limit', String(query.limit));
     if (query.status !== undefined) params.set('status', query.status);
     const search = params.size ? `?${params}` : '';
-    const { body, url } = await this.call('GET', `/pets${search}`, undefined, options);
-    return this.checked('GET', url, () => readPets(body));
+    return (await this.call('GET', `/pets${search}`, undefined, options, readPets)).body;
   }
 
   /** A failure says whether the pet may have been created (create-outcome.ts). */
   async createPet(pet: NewPet, options: CallOptions = {}): Promise<Pet> {
     try {
       const request = createPetRequest(pet);
-      const { body, url } = await this.call(request.method, request.path, request.body, options);
-      return this.checked('POST', url, () => readPet(body));
+      return (await this.call(request.method, request.path, request.body, options, readPet)).body;
     } catch (error) {
       throw withCreateOutcome(error, pet, this.options.target.profile);
     }
@@ -78,16 +76,14 @@ export class PetsApi {
 
   async getPet(id: bigint, options: CallOptions = {}): Promise<GetPetResult> {
     // Said the same way whether one id was asked for or many.
-    const { body, url, response } = await this.call('GET', `/pets/${id}`, undefined, options, {
-      notFound: `no pet with id ${id}`,
-    });
-    const pet = this.checked('GET', url, () => readPet(body));
+    const notFound = `no pet with id ${id}`;
+    const answer = await this.call('GET', `/pets/${id}`, undefined, options, readPet, notFound);
     const deprecation: DeprecationHeaders = {};
     for (const name of ['deprecation', 'sunset', 'link'] as const) {
-      const value = headerValue(response.headers, name);
+      const value = headerValue(answer.response.headers, name);
       if (value !== undefined) deprecation[name] = value;
     }
-    return { pet, deprecation };
+    return { pet: answer.body, deprecation };
   }
 
   /**
@@ -120,34 +116,34 @@ export class PetsApi {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': userAgent,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       ...extraHeaders,
       authorization: `Bearer ${target.apiKey}`,
     };
-    if (body !== undefined && !('content-type' in headers)) {
-      headers['content-type'] = 'application/json';
-    }
     return this.options.send({ ...options, method, url, headers, body });
   }
 
-  private async call(
+  /** Sends a request of the contract's and reads its 2xx answer with `read`. */
+  private async call<T>(
     method: HttpMethod,
     path: string,
     payload: unknown,
     options: CallOptions,
-    say: { notFound?: string } = {},
+    read: (body: JsonValue) => T,
+    notFound?: string,
   ) {
     const url = joinUrl(this.options.target.baseUrl, path);
     const requestBody = payload === undefined ? undefined : stringifyJson(payload);
     const response = await this.send(method, url, requestBody, options);
     if (response.status < 200 || response.status > 299) {
-      throw this.failure(method, url, response, say);
+      throw this.failure(method, url, response, notFound);
     }
     // Redacted before anything reads it: a table cuts a long name short, and a key cut short
     // would no longer be found in its output.
     const body = this.checked(method, url, () =>
-      parseJson(this.redacted(response.text), { integersAsDigitsOnly: true }),
+      read(parseJson(this.redacted(response.text), { integersAsDigitsOnly: true })),
     );
-    return { body, url, response };
+    return { body, response };
   }
 
   /** `text` from the server without the run's secrets, should the server echo one. */
@@ -166,9 +162,7 @@ export class PetsApi {
         throw new ServerError(
           'bad_response',
           `${method} ${url}: the answer ${what}: ${this.redacted(error.message)}`,
-          {
-            hint: 'Check that the base URL points at the Animal Store API v1.',
-          },
+          { hint: 'Check that the base URL points at the Animal Store API v1.' },
         );
       }
       throw error;
@@ -176,12 +170,7 @@ export class PetsApi {
   }
 
   /** The error a non-2xx answer means, as every command reports it. */
-  failure(
-    method: HttpMethod,
-    url: string,
-    response: HttpResponse,
-    say: { notFound?: string } = {},
-  ): PetsError {
+  failure(method: HttpMethod, url: string, response: HttpResponse, notFound?: string): PetsError {
     const { status } = response;
     // The server's words reach the JSON error's detail, --debug, the journal and the state
     // file: never with the key. A message says each fact once, so where pets's own sentence
@@ -208,7 +197,7 @@ export class PetsApi {
     }
     if (status === 404) {
       // "no pet with id 999" names the request already; a bare "not found" needs its URL.
-      const message = say.notFound ? `${say.notFound} (404)` : `${request}: not found (404)`;
+      const message = notFound ? `${notFound} (404)` : `${request}: not found (404)`;
       return new NotFoundError(code ?? 'not_found', message, { status, detail });
     }
     // No 429 reaches here: the rate gate in front waits it out or stops with RateLimitError.

@@ -24,23 +24,9 @@ export interface Transport {
 
 // Failures that happen before a byte of the request can have left this machine, so even a
 // POST is known not to have reached the server: out of file handles, no socket was made.
-const NEVER_CONNECTED = new Set([
-  'EMFILE',
-  'ENFILE',
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-const TIMEOUTS = new Set([
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
+const NEVER_CONNECTED =
+  /^(EMFILE|ENFILE|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|UND_ERR_CONNECT_TIMEOUT)$/;
+const TIMEOUT = /^UND_ERR_(CONNECT|HEADERS|BODY)_TIMEOUT$/;
 
 /**
  * Sends requests over one keep-alive undici Agent, or through the environment's proxy with
@@ -95,7 +81,7 @@ export function createTransport(options: TransportOptions): Transport {
       if (req.signal?.aborted) throw new InterruptedError(true);
       if (error instanceof ServerError) throw error;
       const code = codeOf(error);
-      const timedOut = deadline.signal.aborted || (code !== undefined && TIMEOUTS.has(code));
+      const timedOut = deadline.signal.aborted || TIMEOUT.test(code ?? '');
       throw (
         (proxy &&
           proxyError(req, error, proxy, {
@@ -217,11 +203,6 @@ function networkError(
         'otherwise check the base URL (`pets profile show`).',
     );
   }
-  const reason = timedOut
-    ? `no response within ${timeoutMs / 1000} s`
-    : (code ?? (error instanceof Error ? error.message : 'unknown network error'));
-  const neverConnected = code !== undefined && NEVER_CONNECTED.has(code);
-  const refused = code === 'ECONNREFUSED';
   if (!timedOut && (code === 'ENOTFOUND' || code === 'EAI_AGAIN')) {
     const host = new URL(req.url).hostname;
     return neverArrived(req, error)(
@@ -231,14 +212,24 @@ function networkError(
         'is reachable only through a proxy, set HTTPS_PROXY (see `pets help environment`).',
     );
   }
+  const refused = code === 'ECONNREFUSED';
+  const reason = refused
+    ? 'connection refused (ECONNREFUSED)'
+    : timedOut
+      ? `no response within ${timeoutMs / 1000} s`
+      : (code ?? (error instanceof Error ? error.message : 'unknown network error'));
   // What a failed create means for the pet is said by the client (api/create-outcome.ts).
   return new NetworkError(
     timedOut ? 'timeout' : refused ? 'connection_refused' : 'network_error',
-    `${req.method} ${req.url} failed: ${refused ? 'connection refused (ECONNREFUSED)' : reason}`,
+    `${req.method} ${req.url} failed: ${reason}`,
     {
-      hint: networkHint(req.url, timedOut, refused),
+      hint: timedOut
+        ? 'The server is slow or unreachable: try again, or raise --timeout.'
+        : refused
+          ? `Nothing is listening at ${hostOf(req.url)}: check that the server runs, and the base URL (\`pets profile show\`).`
+          : "Check the network and the profile's base URL (`pets profile show`), then try again.",
       cause: error,
-      requestMayHaveArrived: !neverConnected,
+      requestMayHaveArrived: !NEVER_CONNECTED.test(code ?? ''),
     },
   );
 }
@@ -258,8 +249,8 @@ function proxyError(
 ): NetworkError | undefined {
   const code = codeOf(error);
   const named = proxyNamed(proxy);
-  const status = proxyAnswerStatus(error);
-  if (status) return proxyAnswered(req, error, proxy, status);
+  const answered = proxyAnswered(req, error, proxy);
+  if (answered) return answered;
   if (atProxy && timedOut) {
     return neverArrived(req, error)(
       'proxy_timeout',
@@ -276,7 +267,7 @@ function proxyError(
   }
   const tls = (atProxy || code === 'UND_ERR_PRX_TLS') && proxyTlsError(req, error, proxy);
   if (tls) return tls;
-  if (timedOut || code === undefined || !NEVER_CONNECTED.has(code)) return undefined;
+  if (timedOut || !NEVER_CONNECTED.test(code ?? '')) return undefined;
   return neverArrived(req, error)(
     'proxy_unreachable',
     `could not reach ${named}: ${code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' ? 'its name does not resolve' : 'no connection'} (${code})`,
@@ -290,19 +281,16 @@ function proxyNamed(proxy: Proxy): string {
 }
 
 /**
- * The status of an answer of the proxy's own (a refused CONNECT, or a 407 to a request in
- * absolute form), which undici gives only inside its error's message; else undefined.
+ * The proxy answered instead of passing the request on (a refused CONNECT, or a 407 to a
+ * request in absolute form): a 407 wants credentials, else policy. undici gives the status only
+ * inside its error's message; undefined for any other failure.
  */
-function proxyAnswerStatus(error: unknown): string | undefined {
+function proxyAnswered(req: HttpRequest, error: unknown, proxy: Proxy) {
   const message = error instanceof Error ? error.message : '';
-  return (
+  const status =
     /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/.exec(message)?.[1] ??
-    (/^Proxy Authentication Required \(407\)$/.test(message) ? '407' : undefined)
-  );
-}
-
-/** The proxy answered instead of passing the request on: a 407 wants credentials, else policy. */
-function proxyAnswered(req: HttpRequest, error: unknown, proxy: Proxy, status: string) {
+    (/^Proxy Authentication Required \(407\)$/.test(message) ? '407' : undefined);
+  if (!status) return undefined;
   // node:http only for this rare message: the bundle otherwise never loads it.
   const { STATUS_CODES } = process.getBuiltinModule('node:http');
   const answer = `${status} ${STATUS_CODES[status] ?? ''}`.trim();
@@ -350,15 +338,6 @@ function neverArrived(req: HttpRequest, error: unknown) {
       cause: error,
       requestMayHaveArrived: false,
     });
-}
-
-/** What to do next, for the failure that happened. */
-function networkHint(url: string, timedOut: boolean, refused: boolean): string {
-  if (timedOut) return 'The server is slow or unreachable: try again, or raise --timeout.';
-  if (refused) {
-    return `Nothing is listening at ${hostOf(url)}: check that the server runs, and the base URL (\`pets profile show\`).`;
-  }
-  return "Check the network and the profile's base URL (`pets profile show`), then try again.";
 }
 
 function formatBytes(bytes: number): string {

@@ -18,7 +18,6 @@ export class JqHaltError extends PetsError {
   }
 }
 
-/** Where a run of the filter writes. */
 export interface JqOutput {
   /** Results: whole lines, as jq makes them. False when the reader has gone. */
   write(text: string): boolean;
@@ -73,11 +72,13 @@ export async function compileJq(
   // no input at all, jq compiles the program and runs it on nothing: a check that cannot loop
   // or fail at run time.
   let stderr = '';
-  const sink = {
-    stdout: () => true,
-    stderr: (bytes: Uint8Array) => void (stderr += Buffer.from(bytes).toString()),
-  };
-  const check = engine.run('', expression, [], sink, JQ_HEAP_BYTES);
+  const check = engine.run(
+    '',
+    expression,
+    [],
+    { stdout: () => true, stderr: (bytes) => void (stderr += Buffer.from(bytes).toString()) },
+    JQ_HEAP_BYTES,
+  );
   // jq folds constants as it compiles (`"a" * 1e9`): a valid filter that runs out of memory.
   if (check.kind === 'aborted' || (check.kind === 'exited' && check.outOfMemory)) {
     throw runFailed(check, JQ_HEAP_BYTES);
@@ -100,7 +101,6 @@ export async function compileJq(
   };
 }
 
-/** One run of the filter on one JSON text: see JqFilter.run. */
 function runFilter(
   engine: JqEngine,
   json: string,
@@ -253,7 +253,6 @@ class StderrReader {
 
 const DEBUG_START = '["DEBUG:",';
 
-/** Whether `text` may be (the start of) a debug line. */
 function couldBeDebug(text: string): boolean {
   return text !== '' && (DEBUG_START.startsWith(text) || text.startsWith(DEBUG_START));
 }
