@@ -97,7 +97,6 @@ interface Seen {
   keptUntil: number;
 }
 
-/** Reads the key's state and its time to live in one step. */
 async function readState(client: Redis, key: string, now: () => number): Promise<Seen> {
   const asked = now();
   const answers = await client.multi().get(key).pttl(key).exec();
@@ -139,6 +138,7 @@ async function connect(address: RateStoreAddress, redact: (text: string) => stri
   const client = new Redis(address.url, {
     lazyConnect: true,
     // A lost store stops the command (gate.ts): no queue, no reconnecting behind its back.
+    disconnectTimeout: 0, // else ioredis holds the exit 2 s after a socket already closed
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
