@@ -150,53 +150,47 @@ class FileConfigStore implements ConfigStore {
 }
 
 function parseConfig(text: string, path: string): ConfigData {
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
-  } catch {
+    return normalize(JSON.parse(text), path);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
     // The parse error quotes the file, keys included: say only where the problem is.
     throw new ConfigFileError(path, 'is not valid JSON');
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new ConfigFileError(path, 'does not hold pets settings');
-  }
-  return normalize(raw as Record<string, unknown>, path);
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // Unknown top-level keys mean the file is not ours. __internal__ is conf's own bookkeeping.
 const TOP_LEVEL_KEYS = new Set(['activeProfile', 'profiles', '__internal__']);
 
-function normalize(raw: Record<string, unknown>, path: string): ConfigData {
-  const { activeProfile = DEFAULT_PROFILE, profiles = {} } = raw;
+function normalize(raw: unknown, path: string): ConfigData {
+  const { activeProfile = DEFAULT_PROFILE, profiles = {} } = isObject(raw) ? raw : {};
   if (
+    !isObject(raw) ||
     Object.keys(raw).some((key) => !TOP_LEVEL_KEYS.has(key)) ||
     typeof activeProfile !== 'string' ||
-    typeof profiles !== 'object' ||
-    profiles === null ||
-    Array.isArray(profiles)
+    !isObject(profiles)
   ) {
     throw new ConfigFileError(path, 'does not hold pets settings');
   }
   // No prototype: "toString" is no profile unless the file has it, and "__proto__" is one like any other.
   const checked: Record<string, Profile> = Object.create(null);
-  for (const [name, value] of Object.entries(profiles as Record<string, unknown>)) {
-    if (typeof value !== 'object' || value === null) {
-      throw new ConfigFileError(path, `has a broken entry for profile "${name}"`);
-    }
-    const { baseUrl, apiKey, protected: guarded, rateStore } = value as Record<string, unknown>;
+  for (const [name, value] of Object.entries(profiles)) {
+    const { baseUrl, apiKey, protected: guarded, rateStore } = isObject(value) ? value : {};
     if (
-      (baseUrl !== undefined && typeof baseUrl !== 'string') ||
-      (rateStore !== undefined && typeof rateStore !== 'string') ||
-      (apiKey !== undefined && typeof apiKey !== 'string') ||
+      !isObject(value) ||
+      [baseUrl, apiKey, rateStore].some((text) => text !== undefined && typeof text !== 'string') ||
       (guarded !== undefined && typeof guarded !== 'boolean')
     ) {
       throw new ConfigFileError(path, `has a broken entry for profile "${name}"`);
     }
     checked[name] = {
-      ...(baseUrl ? { baseUrl } : {}),
-      ...(apiKey ? { apiKey } : {}),
-      ...(guarded === undefined ? {} : { protected: guarded }),
-      ...(rateStore ? { rateStore } : {}),
+      ...(baseUrl ? { baseUrl: baseUrl as string } : {}),
+      ...(apiKey ? { apiKey: apiKey as string } : {}),
+      ...(guarded === undefined ? {} : { protected: guarded as boolean }),
+      ...(rateStore ? { rateStore: rateStore as string } : {}),
     };
   }
   for (const name of BUILT_IN_PROFILES) checked[name] ??= {};

@@ -15,6 +15,9 @@ const PASTE_MODE_OFF = '\u001b[?2004l';
 const PASTE_START = '\u001b[200~';
 const PASTE_END = '\u001b[201~';
 
+/** A whole ESC sequence: CSI `ESC [ … final`, SS3 `ESC O x`, or `ESC x`. */
+const WHOLE_SEQUENCE = /^\u001b(?:\[[^@-~]*[@-~]|O.|[^[O])$/su;
+
 /** Why a hidden line cannot be taken. */
 export type Refusal = 'editing key' | 'too long' | 'several lines';
 
@@ -32,7 +35,6 @@ export class HiddenLine {
   /** Why the line cannot be taken, once it cannot. */
   refusal?: Refusal;
   private chars: string[] = [];
-  private readonly escapes = new EscapeSequences();
   private sequence = '';
   private pasting = false;
   private lineEnded = false;
@@ -48,7 +50,7 @@ export class HiddenLine {
    * paste, the line ends with the paste. After the end, only more line ends may follow.
    */
   type(ch: string): 'enter' | 'interrupt' | undefined {
-    if (this.escapes.consume(ch)) return this.escape(ch);
+    if (this.sequence !== '' || ch === '\u001b') return this.escape(ch);
     switch (ch) {
       case '\r':
       case '\n':
@@ -87,7 +89,7 @@ export class HiddenLine {
   /** A character of an escape sequence: the marks around a paste, or an editing key. */
   private escape(ch: string): 'enter' | undefined {
     this.sequence += ch;
-    if (!this.escapes.complete) return undefined;
+    if (!WHOLE_SEQUENCE.test(this.sequence)) return undefined;
     const sequence = this.sequence;
     this.sequence = '';
     if (sequence === PASTE_START && !this.lineEnded) this.pasting = true;
@@ -96,36 +98,6 @@ export class HiddenLine {
       if (this.lineEnded) return 'enter';
     } else this.refusal ??= 'editing key';
     return undefined;
-  }
-}
-
-/** Recognises ESC sequences (CSI `ESC [ … final`, SS3 `ESC O x`, `ESC x`), one character at a time. */
-export class EscapeSequences {
-  private state: 'text' | 'escape' | 'csi' | 'ss3' = 'text';
-
-  /** Whether the last character consumed ended a sequence (or was text). */
-  get complete(): boolean {
-    return this.state === 'text';
-  }
-
-  /** Whether `ch` belongs to an escape sequence (and so is not text). */
-  consume(ch: string): boolean {
-    switch (this.state) {
-      case 'text':
-        if (ch !== '\u001b') return false;
-        this.state = 'escape';
-        return true;
-      case 'escape':
-        this.state = ch === '[' ? 'csi' : ch === 'O' ? 'ss3' : 'text';
-        return true;
-      case 'csi':
-        // Parameter and intermediate bytes continue the sequence; 0x40–0x7e ends it.
-        if (ch >= '@' && ch <= '~') this.state = 'text';
-        return true;
-      case 'ss3':
-        this.state = 'text';
-        return true;
-    }
   }
 }
 

@@ -260,7 +260,9 @@ async function sendRequest(session: Session, path: string, options: ApiOptions):
     await printAnswer(session, result, target.apiKey, options.include === true);
   } finally {
     if (result.method === 'GET' && GET_PET_PATH.test(path)) {
-      await warnDeprecated(session, deprecationHeaders(result));
+      await warnDeprecated(session, {
+        sunset: headerValue(result.response.headers, 'sunset'),
+      });
     }
   }
   const { status } = result.response;
@@ -295,15 +297,6 @@ async function readInput(session: Session, file: string): Promise<string> {
   } catch (error) {
     throw new UsageError(`--input ${file} cannot be read: ${systemReason(error)}`);
   }
-}
-
-function deprecationHeaders(result: ApiCallResult) {
-  const said: Record<string, string> = {};
-  for (const name of ['deprecation', 'sunset', 'link']) {
-    const value = headerValue(result.response.headers, name);
-    if (value !== undefined) said[name] = value;
-  }
-  return said;
 }
 
 /** Status line and headers (with --include), then the body, with the key never shown. */

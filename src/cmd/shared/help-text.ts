@@ -31,11 +31,6 @@ export class PetsCommand extends Command {
     return new PetsCommand(name);
   }
 
-  override addHelpText(position: AddHelpTextPosition, text: string): this;
-  override addHelpText(
-    position: AddHelpTextPosition,
-    text: (context: AddHelpTextContext) => string,
-  ): this;
   override addHelpText(
     position: AddHelpTextPosition,
     text: string | ((context: AddHelpTextContext) => string),
@@ -52,8 +47,6 @@ export class PetsCommand extends Command {
    * A noun alone (`pets profile`) asks what it can do, as in gh: its help on stdout, exit 0,
    * where commander would print it on stderr as an error.
    */
-  override help(context?: HelpContext): never;
-  override help(cb: (str: string) => string): never;
   override help(context?: HelpContext | ((str: string) => string)): never {
     if (typeof context === 'object' && context.error && this.parent && this.commands.length > 0) {
       return super.help();
