@@ -71,34 +71,43 @@ const FILLER = new RegExp(
 const HAS_FILLER = new RegExp(FILLER.source, 'i');
 
 /**
- * The characters of the encodings of bytes (see `encodedRuns`), by UTF-16 code: of base64 and
- * base64url (with `\` for `\/` and JSON-escaped line breaks, `%` for `%2F` and `%2B`), and of
- * byte lists.
- */
-const [BACKSLASH, SLASH, EQUALS, PERCENT] = [0x5c, 0x2f, 0x3d, 0x25];
-const BASE64 = 1;
-const LIST = 2;
-const SEPARATOR = 4;
-/** A line break, which wrapped base64 has between its lines. */
-const WRAP = 8;
-// All of them ASCII; the table covers every UTF-16 code so that a look needs no bounds check.
-const KIND = new Uint8Array(0x10000);
-for (let code = 0; code < 0x80; code++) {
-  const char = String.fromCharCode(code);
-  KIND[code] =
-    (/[\w+/\\%-]/.test(char) ? BASE64 : 0) |
-    (/[0-9a-fx,:; \t\r\n-]/i.test(char) ? LIST : 0) |
-    (/[,:; \t\r\n-]/.test(char) ? SEPARATOR : 0) |
-    (/[\r\n]/.test(char) ? WRAP : 0);
-}
-/**
- * Hex bytes with one separator throughout (`73:6b`, `0x73, 0x6b`), or decimal ones. Each hex
+ * Bytes as hex with one separator throughout (`73:6b`, `0x73, 0x6b`), or decimal. Each hex
  * byte is followed by no letter or digit: the word after a list (the "af" of " after") is not
  * taken for more of it.
  */
 const HEX_LIST =
   /(?:0x)?[0-9a-f]{2}([\s,:;-]{1,2}\s*)(?:0x)?[0-9a-f]{2}(?:\1(?:0x)?[0-9a-f]{2}(?![0-9a-z]))+/giy;
 const DECIMAL_LIST = /-?\d{1,3}(?:\s*[,;]\s*-?\d{1,3}|\s+-?\d{1,3})+/y;
+const SEPARATOR = /[,:;\s-]/;
+/**
+ * Which encodings of bytes each character may be part of, by UTF-16 code: of base64 (its
+ * escapes and line breaks too, see BASE64_RUN), and of byte lists. All of them ASCII; the
+ * table covers every UTF-16 code so that a look needs no bounds check.
+ */
+const [BASE64, LIST] = [1, 2];
+const KIND = new Uint8Array(0x10000);
+for (let code = 0; code < 0x80; code++) {
+  const char = String.fromCharCode(code);
+  KIND[code] =
+    (/[\w+/\\%\r\n-]/.test(char) ? BASE64 : 0) | (/[0-9a-fx,:;\s-]/i.test(char) ? LIST : 0);
+}
+/**
+ * A character of base64 or base64url, also JSON-escaped (`\/` as PHP writes `/`, `\u002B` and
+ * `\u002F` as .NET writes `+` and `/`, each also escaped again) or percent-encoded as in a URL.
+ */
+const BASE64_CHAR = String.raw`(?:[\w+/-]|\\+/|\\+u002[bf]|%2[bf])`;
+/**
+ * A run of base64, wrapped or not: lines of it with CRLF or LF between, real or JSON-escaped
+ * (once or more). Any line break joins the lines around it (MIME wraps at 76, PEM at 64, other
+ * encoders at any width): joining lines that were not one run costs only a larger span
+ * redacted where they hold a secret, and decoding at every alignment finds the secret in
+ * either. Padding ends a run: Node's decoder stops there. The letter of an escape (`\n`, `\t`)
+ * starts none.
+ */
+const BASE64_RUN = new RegExp(
+  String.raw`(?<!\\)${BASE64_CHAR}+(?:(?:\r?\n|(?:\\+r)?\\+n)${BASE64_CHAR}+)*={0,2}`,
+  'gi',
+);
 /** Decoded text looked into again: a secret's shortest form is this long. */
 const PRINTABLE_RUN = /[\x20-\x7e\t\r\n]{8,}/g;
 
@@ -261,9 +270,7 @@ function runOf(
  * The runs of `text` long enough to hold `bytes` bytes in an encoding, each with what it
  * decodes to at each alignment the bytes may have in it (a run may start with text that is not
  * of the encoding, "xc2tf…", or, as hex, half a byte):
- * - base64 or base64url, padded or not, also wrapped at any width (MIME's 76, PEM's 64, see
- *   wrapsOnto), with CRLF or LF, real or JSON-escaped, with `+` and `/` JSON-escaped
- *   (escapedBase64At), and percent-encoded as in a URL;
+ * - base64 or base64url, padded or not, wrapped or not (see BASE64_RUN);
  * - hex, alone or as a list: `73:6b`, `73 6b`, `0x73,0x6b`;
  * - a list of decimal bytes or character codes: `[115,107]`, `115 107`, Java's negative bytes,
  *   also a byte a line (a JSON array pretty-printed).
@@ -271,45 +278,14 @@ function runOf(
 function encodedRuns(text: string, bytes: number, ascii: boolean): EncodedRun[] {
   const runs: EncodedRun[] = [];
   const shortest = Math.ceil((bytes * 4) / 3);
-  for (let from = 0, found; (found = runOf(text, BASE64 | WRAP, shortest, from));) {
-    let start = found[0];
-    let line = 0;
-    // The width of a wrapped run's lines, set at its first line break (see wrapsOnto).
-    const wrap = { width: 0, last: false };
-    let i = start;
-    for (; ; i++) {
-      const code = text.charCodeAt(i);
-      if (code !== BACKSLASH && KIND[code]! & BASE64) {
-        line++;
-        continue;
-      }
-      const escape = code === BACKSLASH ? escapedBase64At(text, i) : 0;
-      if (escape) {
-        i += escape - 1;
-        line++;
-        continue;
-      }
-      const eol = lineBreakAt(text, i);
-      if (eol && wrapsOnto(text, i + eol, line, wrap)) {
-        i += eol - 1;
-        line = 0;
-        continue;
-      }
-      let stop = i;
-      while (stop < i + 2 && text.charCodeAt(stop) === EQUALS) stop++;
-      const run = stop - start >= shortest && decodedRun(text, start, stop, bytes, ascii);
-      if (run) runs.push(run);
-      if (i >= found[1] || !(KIND[code]! & (BASE64 | WRAP))) break;
-      // Any other escape (`\t`, `\u…`, `%3D`) or a line break that does not go on ends a run;
-      // the next starts after it (an escape's first two characters).
-      const skip = code === BACKSLASH || code === PERCENT ? 2 : 1;
-      start = i + skip;
-      line = 0;
-      wrap.width = 0;
-      wrap.last = false;
-      i += skip - 1;
+  for (let from = 0, found; (found = runOf(text, BASE64, shortest, from));) {
+    // exec, not matchAll: a clone of the pattern would be compiled again on every write.
+    BASE64_RUN.lastIndex = found[0];
+    for (let match; BASE64_RUN.lastIndex < found[1] && (match = BASE64_RUN.exec(text));) {
+      const decoded = match[0].length >= shortest && decodedRun(match[0], bytes, ascii);
+      if (decoded) runs.push({ start: match.index, stop: BASE64_RUN.lastIndex, decoded });
     }
-    from = Math.max(i + 1, found[1]);
+    from = Math.max(found[1], BASE64_RUN.lastIndex);
   }
   // A list may have a byte a line (a JSON array pretty-printed), its line breaks JSON-escaped
   // where it is inside a string: they are spaces between its bytes, as many as they are
@@ -324,82 +300,15 @@ const ESCAPED_BREAK = /\\+[rnt]/;
 const ESCAPED_BREAKS = new RegExp(ESCAPED_BREAK.source, 'g');
 const spaces = (text: string) => ' '.repeat(text.length);
 
-/**
- * Whether a run of base64 goes on at `at`, after a line break that ends a line of `line`
- * characters of it: wrapped base64 is lines of one width, the last one no longer. MIME and PEM
- * wrap at 76 and 64; other encoders at any width. So a line of 40 or more goes on to whatever
- * line of base64 follows; a shorter one to a line of base64 alone (up to a line break or the
- * end of the run) no longer than the width: the longer of the run's first two lines (the first
- * may start after other text, "auth: c2tf…"). A line shorter than the width is the last.
- * Joining lines that were not one run costs nothing but a larger span redacted where they
- * hold a secret; leaving one out shows the rest of the secret.
- */
-function wrapsOnto(
-  text: string,
-  at: number,
-  line: number,
-  wrap: { width: number; last: boolean },
-): boolean {
-  if (wrap.last) return false;
-  let next = 0;
-  let end = at;
-  for (; ; end++) {
-    const code = text.charCodeAt(end);
-    const escape = code === BACKSLASH ? escapedBase64At(text, end) : 0;
-    if (escape) end += escape - 1;
-    else if (code === BACKSLASH || !(KIND[code]! & BASE64)) break;
-    next++;
-  }
-  for (let pad = 0; pad < 2 && text.charCodeAt(end) === EQUALS; pad++) end++;
-  if (!next) return false;
-  if (line >= 40) return true;
-  if (line < 4) return false;
-  const more = lineBreakAt(text, end) > 0 && text.charCodeAt(end - 1) !== EQUALS;
-  if (!wrap.width) wrap.width = Math.max(line, next);
-  if (next > wrap.width) return false;
-  wrap.last = next < wrap.width || !more;
-  return true;
-}
-
-/**
- * The length of the JSON escape at `at` that stands for a character of base64: `\/` as PHP
- * writes `/`, `\u002B` and `\u002F` as .NET's System.Text.Json writes `+` and `/`, each also
- * escaped again (JSON inside a JSON string); 0 for none.
- */
-function escapedBase64At(text: string, at: number): number {
-  let after = at + 1;
-  while (text.charCodeAt(after) === BACKSLASH) after++;
-  if (text.charCodeAt(after) === SLASH) return after + 1 - at;
-  return /^u002[bf]/i.test(text.slice(after, after + 5)) ? after + 5 - at : 0;
-}
-
-/**
- * The length of the line break at `at`: CRLF, LF, or either JSON-escaped, once or more (a JSON
- * text inside a JSON string); 0 for none.
- */
-function lineBreakAt(text: string, at: number): number {
-  const code = text.charCodeAt(at);
-  if (code !== 0x0d && code !== 0x0a && code !== BACKSLASH) return 0;
-  const match = /^(?:\r?\n|(?:\\+r)?\\+n)/.exec(text.slice(at, at + 12));
-  return match ? match[0].length : 0;
-}
-
-/** What the base64 run of `text` from `start` to `stop` decodes to, and its hex, if any. */
-function decodedRun(
-  text: string,
-  start: number,
-  stop: number,
-  bytes: number,
-  ascii: boolean,
-): EncodedRun | undefined {
-  const run = text.slice(start, stop);
+/** What a base64 run decodes to at each alignment, and its hex, if any. */
+function decodedRun(run: string, bytes: number, ascii: boolean): string[] | undefined {
   // Base64 of ASCII text, as UTF-8, UTF-16 or base64 again, has a letter in every 4 characters
   // (the first six bits of an ASCII byte are below 32: A to f). Runs of digits, as ids and
   // times are, are not decoded as base64, and as hex only when long enough.
   const letters = !ascii || /[a-z]/i.test(run);
   if (!letters && run.length < bytes * 2) return undefined;
   const clean = run
-    .replace(/[\r\n]|\\[rn]|\\+(?=\/)/g, '')
+    .replace(/[\r\n]|\\+[rn]|\\+(?=\/)/g, '')
     .replace(/(?:%|\\+u00)2([bf])/gi, (_, hex: string) => (hex.toLowerCase() === 'b' ? '+' : '/'));
   const decoded = letters
     ? [0, 1, 2, 3].map((skip) => Buffer.from(clean.slice(skip), 'base64').toString('latin1'))
@@ -409,7 +318,7 @@ function decodedRun(
     if (hex.length < bytes * 2) continue;
     decoded.push(...[0, 1].map((skip) => Buffer.from(hex.slice(skip), 'hex').toString('latin1')));
   }
-  return { start, stop, decoded };
+  return decoded;
 }
 
 /** Lists of `bytes` bytes or more, hex with a separator or decimal (see `encodedRuns`). */
@@ -420,7 +329,7 @@ function byteLists(text: string, bytes: number): EncodedRun[] {
   for (let from = 0, found; (found = runOf(text, LIST, shortest, from)); from = found[1]) {
     for (let at = found[0]; at < found[1]; at++) {
       // A list starts where the run does or after a separator: not inside a hex string.
-      if (at > found[0] && !(KIND[text.charCodeAt(at - 1)]! & SEPARATOR)) continue;
+      if (at > found[0] && !SEPARATOR.test(text[at - 1]!)) continue;
       const list = listAt(text, at);
       if (list && list.decoded[0]!.length >= bytes) {
         lists.push(list);
@@ -531,28 +440,17 @@ function anyEncoding(char: string): string {
   // HTML: a numeric entity in decimal or hex, or a named one; its & itself escaped any number
   // of times.
   ways.push(`&(?:amp;)*#(?:0*${codePoint}|x0*${codePoint.toString(16)});?`);
-  const name = ENTITY_NAMES[char];
+  const name = ENTITY_NAMES[ENTITY_CHARS.indexOf(char)];
   if (name) ways.push(`&(?:amp;)*${name};`);
   if (char === ' ') ways.push('\\+');
   return `(?:${[...ways, escapeRegExp(char)].join('|')})`;
 }
 
-/** The named entities HTML escapers use for characters a key may hold. */
-const ENTITY_NAMES: Record<string, string> = {
-  '&': 'amp',
-  '<': 'lt',
-  '>': 'gt',
-  '"': 'quot',
-  "'": 'apos',
-  '/': 'sol',
-  '=': 'equals',
-  '+': 'plus',
-  '%': 'percnt',
-  _: 'lowbar',
-  '.': 'period',
-  ':': 'colon',
-  ';': 'semi',
-};
+/** The named entities HTML escapers use for characters a key may hold, each for its character. */
+const ENTITY_CHARS = `&<>"'/=+%_.:;`;
+const ENTITY_NAMES = 'amp lt gt quot apos sol equals plus percnt lowbar period colon semi'.split(
+  ' ',
+);
 
 /** `value` in at least `width` hex digits (the patterns ignore letter case). */
 function hexDigits(value: number, width: number): string {
