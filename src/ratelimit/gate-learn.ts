@@ -68,9 +68,7 @@ export class Learning {
       now = this.time.now(current);
       const answer = {
         status: response.status,
-        serverAtLeastMs: this.time.atLeast(),
-        localMs: this.options.clock.now(),
-        monotonic: this.time.monotonicReading(),
+        seen: this.time.seen(),
         ...(window && { window }),
         ...(retryAfterMs !== undefined && { retryAfterMs }),
         code,

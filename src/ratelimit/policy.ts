@@ -14,7 +14,7 @@
 
 import { pacedAt, paceAccepted, paceRefused, paceSend, startPace, type Pace } from './pacing.js';
 import type { ServerWindow } from './rate-headers.js';
-import type { MonotonicReading } from './server-clock.js';
+import type { SeenServerTime } from './server-clock.js';
 import {
   bulkMayGoAt,
   liveSharing,
@@ -24,7 +24,7 @@ import {
   type SharingState,
 } from './sharing.js';
 
-export interface GateState extends SharingState {
+export interface GateState extends SharingState, SeenServerTime {
   /** The current window: `remaining` is what no request has reserved yet. */
   quota?: ServerWindow;
   /** Nothing is sent on this key before this time (Retry-After, a ban, a backoff). */
@@ -54,25 +54,6 @@ export interface GateState extends SharingState {
   ended?: number;
   /** The last answer had no rate-limit headers: the server states no limit. */
   unlimited?: boolean;
-  /**
-   * The latest moment of the server's clock a process has read from the server's Date: a
-   * process yet to read a Date itself counts from it (server-clock.ts), never from its own
-   * clock, which may be anywhere.
-   */
-  seenServerMs?: number;
-  /**
-   * The wall clock of the process that read `seenServerMs`, when it read it: a process yet to
-   * read a Date lets the floor move on by its own wall clock since then, less what clocks on
-   * one machine are allowed to disagree by (server-clock.ts), so that a cooldown ends for
-   * commands that never send.
-   */
-  seenAtLocalMs?: number;
-  /**
-   * The monotonic clock of the process that read `seenServerMs`, when it read it: a process on
-   * the same clock (the same machine, server-clock.ts) counts the time since exactly, so a
-   * window another process saw spent is over for it when its Reset has passed.
-   */
-  seenOnMonotonic?: MonotonicReading;
   /**
    * The leases of the processes with unplaced claims in flight, which time never lapses: by
    * owner (a claim prefix), a count the owner changes every second while they are in flight.
@@ -331,15 +312,8 @@ export function returnUnsent(state: GateState, id: string): GateState {
 
 export interface Answer {
   status: number;
-  /**
-   * The least the server's now can be, as the answering process measured it from Dates,
-   * when it has read one: the shared floor of every process's clock (server-clock.ts).
-   */
-  serverAtLeastMs?: number;
-  /** The answering process's wall clock when it measured `serverAtLeastMs`. */
-  localMs?: number;
-  /** And its monotonic clock, where that has a name. */
-  monotonic?: MonotonicReading;
+  /** The server's time as the answering process read it, once it has read a Date itself. */
+  seen?: SeenServerTime;
   window?: ServerWindow;
   retryAfterMs?: number;
   /** The server's error code with a 429, when it gave one. */
@@ -474,14 +448,11 @@ export function anotherClient(
 }
 
 /** The latest server moment a process has read, with its clocks then (server-clock.ts). */
-function noteServerTime(next: GateState, answer: Answer): void {
-  const atLeast = answer.serverAtLeastMs;
-  if (atLeast === undefined || atLeast <= (next.seenServerMs ?? Number.NEGATIVE_INFINITY)) return;
-  next.seenServerMs = atLeast;
-  if (answer.localMs === undefined) delete next.seenAtLocalMs;
-  else next.seenAtLocalMs = answer.localMs;
-  if (answer.monotonic === undefined) delete next.seenOnMonotonic;
-  else next.seenOnMonotonic = answer.monotonic;
+function noteServerTime(next: GateState, seen: SeenServerTime | undefined): void {
+  if (!seen || seen.seenServerMs! <= (next.seenServerMs ?? Number.NEGATIVE_INFINITY)) return;
+  delete next.seenAtLocalMs;
+  delete next.seenOnMonotonic;
+  Object.assign(next, seen);
 }
 
 /**
@@ -510,7 +481,7 @@ function learnAnswer(
   const claimEnded = state.inFlight?.[id]?.ended;
   const sentGapMs = state.inFlight?.[id]?.gapMs ?? 0;
   const next = live(releaseSend(state, id), nowMs);
-  noteServerTime(next, answer);
+  noteServerTime(next, answer.seen);
   const refused = answer.status === 429 || answer.status === 503;
   const explained = explainedByQuota(next, answer, nowMs);
   // A refusal whose window says there is budget contradicts itself: its window tells nothing.

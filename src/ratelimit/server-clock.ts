@@ -25,7 +25,14 @@ export interface MonotonicReading {
   ms: number;
 }
 
-/** The latest server moment a process read from a Date, and its clocks then (the state's). */
+/**
+ * The latest moment of the server's clock a process read from a Date, with its clocks then, as
+ * the shared state keeps it: a process yet to read a Date itself counts from it, never from its
+ * own clock, which may be anywhere (carriedFromWallClock). The monotonic reading lets a process
+ * of the same clock (one machine) count the time since exactly, so a window another process
+ * saw spent is over for it when its Reset has passed; the wall clock lets another count it
+ * less the skew allowance, so that a cooldown ends for commands that never send.
+ */
 export interface SeenServerTime {
   seenServerMs?: number;
   seenAtLocalMs?: number;
@@ -147,13 +154,6 @@ export class ServerClock {
    */
   carriesExactly = true;
 
-  /** This process's monotonic clock now, where the clock has a name others can match. */
-  monotonicReading(): MonotonicReading | undefined {
-    const clock = this.clock.monotonicClock?.();
-    if (clock === undefined || !this.offset) return undefined;
-    return { clock, ms: this.monotonic() };
-  }
-
   /**
    * The seen server moment, moved on by the time since it was read, while this process has
    * read no Date of its own to place it by: exactly, by the monotonic clock, when it was read
@@ -174,13 +174,18 @@ export class ServerClock {
   }
 
   /**
-   * The least the server's now can be, by this process's own Dates (undefined before it read
-   * one) and the floor: what it may write as the floor for other processes. The now it acts
-   * on may be later, where its clock is taken to be the server's.
+   * What this process may write as the latest server moment read, once it has read a Date:
+   * the least the server's now can be, by its own Dates and the floor (the now it acts on may
+   * be later, where its clock is taken to be the server's), with its clocks.
    */
-  atLeast(): number | undefined {
+  seen(): SeenServerTime | undefined {
     if (!this.offset) return undefined;
-    return serverNowFrom(this.steadyNow(), this.offset.lowMs, this.floor);
+    const clock = this.clock.monotonicClock?.();
+    return {
+      seenServerMs: serverNowFrom(this.steadyNow(), this.offset.lowMs, this.floor),
+      seenAtLocalMs: this.clock.now(),
+      ...(clock !== undefined && { seenOnMonotonic: { clock, ms: this.monotonic() } }),
+    };
   }
 
   /**

@@ -21,11 +21,7 @@ describe('the server time a process that has read no Date carries from another',
   function seenBy(time: { ms: number }, boot: string) {
     const writer = new ServerClock(processClock(time, 0, boot));
     writer.measure(server, writer.steadyNow(), writer.steadyNow());
-    return {
-      seenServerMs: writer.atLeast(),
-      seenAtLocalMs: time.ms,
-      seenOnMonotonic: writer.monotonicReading(),
-    };
+    return writer.seen();
   }
 
   it('on the same machine, counts the time since exactly, whatever its wall clock says', () => {
