@@ -11,8 +11,8 @@ export interface LinesRead {
 }
 
 /**
- * Hands each whole line of the file open at `fd` to `onLine` as bytes (without its newline),
- * in order. Lines are cut as bytes and handed over whole, so a character split across two
+ * Hands each line of the file open at `fd` to `onLine` as bytes (without its newline), in
+ * order, the torn one after the last newline too. Lines are cut as bytes and handed over whole, so a character split across two
  * reads stays intact. One buffer serves every read, the unfinished line moved to its front:
  * a new buffer per read would leave the file's size in dead buffers until a full collection.
  */
@@ -44,5 +44,7 @@ export function forEachLine(
     buffer.copy(buffer, 0, start, end);
     kept = end - start;
   }
+  // The torn line is handed over as the others are: what it may say counts.
+  if (kept > 0) onLine(buffer, 0, kept);
   return { size: position, torn: kept };
 }

@@ -168,23 +168,6 @@ interface Replayed {
   tornPrefixes: string[];
 }
 
-/** Reads each line of the file, keeping nothing of a line once it is read. */
-function forEachEntry(fd: number, read: (line: string, first: boolean) => void) {
-  let lines = 0;
-  const { size, torn } = forEachLine(fd, (bytes, start, end) => {
-    read(bytes.toString('utf8', start, end), lines === 0);
-    // A long replay holds the event loop: the journal's lease is renewed as it goes.
-    if (++lines % 65_536 === 0) renewLeases();
-  });
-  // The torn line is read as the others are: what it may say counts.
-  if (torn > 0) {
-    const tail = Buffer.alloc(torn);
-    readSync(fd, tail, 0, torn, size - torn);
-    read(tail.toString('utf8'), lines === 0);
-  }
-  return { size, torn };
-}
-
 /**
  * Reads the journal at `fd` for `target`: each record's last word. A file that is not a pets
  * journal (no header of this format on its first line), or one of another target, is refused
@@ -221,7 +204,12 @@ function replay(fd: number, path: string, target: JournalTarget): Replayed {
       if (previous) records.set(o, previous);
     }
   };
-  const { size, torn } = forEachEntry(fd, read);
+  let lines = 0;
+  const { size, torn } = forEachLine(fd, (bytes, start, end) => {
+    read(bytes.toString('utf8', start, end), lines === 0);
+    // A long replay holds the event loop: the journal's lease is renewed as it goes.
+    if (++lines % 65_536 === 0) renewLeases();
+  });
   // An empty file, or a header a crash cut short: it says nothing of a record.
   const started = !(size === 0 || (size === torn && startsAs(readHead(fd, size), HEADER_START)));
   if (started) checkTarget(path, header, target);

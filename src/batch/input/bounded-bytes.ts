@@ -1,3 +1,7 @@
+/** A single NDJSON line or CSV record: real pets are a few hundred bytes, so one broken or
+ * hostile input cannot exhaust memory. */
+export const MAX_RECORD_BYTES = 1024 * 1024;
+
 /**
  * A reusable byte buffer that refuses to grow past a limit, so that one endless line costs
  * at most `limit` bytes however long it really is.

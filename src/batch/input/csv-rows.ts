@@ -1,5 +1,4 @@
-import { BoundedBytes } from './bounded-bytes.js';
-import { MAX_RECORD_BYTES } from './limits.js';
+import { BoundedBytes, MAX_RECORD_BYTES } from './bounded-bytes.js';
 import { NOT_UTF8, strictUtf8Decoder } from './utf8.js';
 
 /** One CSV record (RFC 4180) with the physical line it starts on, or why it cannot be read. */

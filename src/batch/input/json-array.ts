@@ -1,10 +1,11 @@
 import { UsageError } from '../../core/errors.js';
 import { JsonSyntaxError, parseJson, type JsonValue } from '../../json/int64-json.js';
 import { recordFromJson } from './json-record.js';
-import { MAX_JSON_BYTES } from './limits.js';
 import type { InputRecord, ReadNotes } from './record.js';
 import { strictUtf8Decoder } from './utf8.js';
 
+// A JSON array is parsed whole, so its size is what bounds memory.
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
 const NDJSON_HINT = 'For bigger batches use NDJSON (one pet object per line) with --format ndjson.';
 
 async function readWholeText(chunks: AsyncIterable<Buffer>): Promise<string> {

@@ -1,5 +1,4 @@
-import { BoundedBytes } from './bounded-bytes.js';
-import { MAX_RECORD_BYTES } from './limits.js';
+import { BoundedBytes, MAX_RECORD_BYTES } from './bounded-bytes.js';
 import { NOT_UTF8, strictUtf8Decoder } from './utf8.js';
 
 /** A physical line without its `\n` (a `\r` before it is kept), or why it cannot be read. */
