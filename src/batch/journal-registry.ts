@@ -29,20 +29,14 @@ export interface RegistryEntry {
   head: string[];
 }
 
-/** The list, as its lock's holder sees and changes it. */
-export interface HeldRegistry {
-  entries(): RegistryEntry[];
-  /** Keeps only the entries `keep` says still count (a journal deleted, or that holds nothing). */
-  prune(keep: (entry: RegistryEntry) => boolean): void;
-  /** Lists `entry`, in place of what was listed for its journal. */
-  add(entry: RegistryEntry): void;
-}
-
 export interface JournalRegistry {
   /** The entries as they are now, read without the lock (a dry run, which writes nothing). */
   entries(): RegistryEntry[];
-  /** Runs `work` holding the list's lock: what it checks and adds is one step for all runs. */
-  hold<T>(work: (held: HeldRegistry) => Promise<T>): Promise<T>;
+  /**
+   * Runs `update` holding the list's lock, and writes the list it returns in its place: what a
+   * run checks and adds is one step for all runs.
+   */
+  update(update: (entries: RegistryEntry[]) => Promise<RegistryEntry[]>): Promise<void>;
 }
 
 function parseEntry(line: string): RegistryEntry | undefined {
@@ -91,7 +85,7 @@ export function journalRegistry(
   };
   return {
     entries: read,
-    async hold(work) {
+    async update(update) {
       let release: () => void;
       try {
         createFolder(folder);
@@ -100,20 +94,7 @@ export function journalRegistry(
         throw new SharedStateError(stateFolder, error, 'journals');
       }
       try {
-        let entries = read();
-        return await work({
-          entries: () => entries,
-          prune(keep) {
-            const kept = entries.filter(keep);
-            if (kept.length === entries.length) return;
-            entries = kept;
-            write(entries);
-          },
-          add(entry) {
-            entries = [...entries.filter((e) => e.journal !== entry.journal), entry];
-            write(entries);
-          },
-        });
+        write(await update(read()));
       } finally {
         release();
       }

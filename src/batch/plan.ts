@@ -47,7 +47,8 @@ export function recordNamer(journal: Pick<Journal, 'records'>): (pet: NewPet) =>
   };
 }
 
-/** The options of a run, as the user gave them (what the resume command repeats). */
+/** The options of a run, as the user gave them (what the resume command repeats): `…Given`
+ * and the optional flags only when given. */
 export interface BatchOptions {
   profile: string;
   /** The profile's base URL, as configured or given in PETS_BASE_URL. */
@@ -55,16 +56,12 @@ export interface BatchOptions {
   /** A path, or '-' for stdin. */
   file: string;
   format: InputFormat;
-  /** --format, when given. */
   formatGiven?: InputFormat;
   /** Whether `format` was read from the input's first bytes, neither given nor by extension. */
   formatFromContent?: boolean;
   journal: string;
-  /** --journal, when given. */
   journalGiven?: string;
-  /** --concurrency, when given. */
   concurrency?: number;
-  /** --max-wait in seconds, when given. */
   maxWaitSeconds?: number;
   retryUnknown: boolean;
   /** --new-run: send records that another journal of the target already holds. */

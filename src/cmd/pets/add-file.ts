@@ -230,14 +230,14 @@ async function openRunJournal(
   const journal = openJournal(options.journal, target, place);
   try {
     const own = realpathSync(options.journal);
-    await registryOf(session, target).hold(async (held) => {
+    await registryOf(session, target).update(async (listed) => {
       // What no longer holds records drops out: a journal deleted, or no longer this target's,
       // or one that holds none and that no run has open.
-      held.prune((entry) => {
+      const held = listed.filter((entry) => {
         const stands = entry.journal === own ? 'records' : journalStanding(entry.journal, target);
         return stands === 'records' || (stands === 'none' && journalInUse(entry.journal));
       });
-      await refuseRecordsOfOtherRuns(options, source, journal, target, held.entries());
+      await refuseRecordsOfOtherRuns(options, source, journal, target, held);
       const nameOf = recordNamer({ records: 0 });
       const head: string[] = [];
       let read = 0;
@@ -245,7 +245,7 @@ async function openRunJournal(
         if (record.pet) head.push(nameOf(record.pet));
         if (++read >= HEAD_RECORDS) break;
       }
-      held.add({ journal: own, head });
+      return [...held.filter((entry) => entry.journal !== own), { journal: own, head }];
     });
     return journal;
   } catch (error) {
