@@ -1,7 +1,4 @@
 import type { Argument, Command, Option } from 'commander';
-import { PET_STATUSES } from '../api/contract.js';
-import type { InputFormat } from '../batch/input/format.js';
-import { PLAN_NAMES } from '../sandbox/plans.js';
 
 // Shell completion is worked out here, from the commander definitions, so there is one
 // completion logic for bash, zsh and fish: the scripts (scripts.ts) only hand the words to
@@ -20,23 +17,6 @@ export interface CompletionSources {
   /** The topics of `pets help` that are not commands. */
   helpTopics: readonly string[];
 }
-
-type Values = (sources: CompletionSources) => readonly string[];
-
-const PROFILES: Values = (sources) => sources.profiles();
-const FORMATS = ['ndjson', 'json', 'csv'] as const satisfies readonly InputFormat[];
-
-/**
- * Values of option-arguments, by long flag, for options that do not declare commander
- * `.choices()` (those complete from their choices). Any other option-argument completes to
- * nothing, which lets the shell offer file names: --file, --data, --journal.
- */
-const OPTION_VALUES: Readonly<Record<string, Values>> = {
-  '--status': () => PET_STATUSES,
-  '--plan': () => PLAN_NAMES,
-  '--format': () => FORMATS,
-  '--profile': PROFILES,
-};
 
 /** Commands whose first argument is a profile name, by path. */
 const PROFILE_ARGUMENTS = new Set(['profile show', 'profile use', 'profile set', 'profile remove']);
@@ -160,10 +140,12 @@ function takesNextWord(option: Option, next: string | undefined): boolean {
   return option.optional && (next === undefined || !isOptionLike(next));
 }
 
+/**
+ * Values of an option-argument: its commander `.choices()`, or profile names for --profile.
+ * Any other completes to nothing, which lets the shell offer file names: --file, --journal.
+ */
 function valuesOf(option: Option, sources: CompletionSources): readonly string[] {
-  if (option.argChoices) return option.argChoices;
-  const values = option.long ? OPTION_VALUES[option.long] : undefined;
-  return values ? values(sources) : [];
+  return option.argChoices ?? (option.long === '--profile' ? sources.profiles() : []);
 }
 
 function findCommand(parent: Command, name: string): Command | undefined {

@@ -94,7 +94,7 @@ export function effectiveSettings(data: ConfigData, profile: string, env: Env): 
  * the checks were this strict (or edited by hand) would otherwise fail every command with a
  * misleading 404.
  */
-function checkedBaseUrl(profile: string, settings: EffectiveSettings): string | undefined {
+export function checkedBaseUrl(profile: string, settings: EffectiveSettings): string | undefined {
   if (!settings.baseUrl) return undefined;
   if (settings.baseUrlSource === 'environment') {
     return checkBaseUrl(settings.baseUrl, 'PETS_BASE_URL');

@@ -4,7 +4,12 @@ import { keyProblem } from '../../config/key-check.js';
 import type { Env } from '../../config/paths.js';
 import type { PetsApi } from '../../api/client.js';
 import { checkBaseUrl, hostOf } from '../../config/base-url.js';
-import { chooseProfile, effectiveSettings, type ApiTarget } from '../../config/resolve-target.js';
+import {
+  checkedBaseUrl,
+  chooseProfile,
+  effectiveSettings,
+  type ApiTarget,
+} from '../../config/resolve-target.js';
 import { isProtected, type ConfigStore } from '../../config/store.js';
 import { AuthError, InterruptedError, PetsError, UsageError } from '../../core/errors.js';
 import { refusalOf } from '../../terminal/prompt.js';
@@ -127,16 +132,7 @@ export function defineLogin(auth: Command, getSession: SessionSource): void {
         where.baseUrl === undefined && terminal.canPrompt && !options.withKey
           ? await askBaseUrl(session, profile)
           : undefined;
-      const baseUrl =
-        newBaseUrl ??
-        (where.baseUrl === undefined
-          ? undefined
-          : checkBaseUrl(
-              where.baseUrl,
-              where.baseUrlSource === 'environment'
-                ? 'PETS_BASE_URL'
-                : `the base URL of profile "${profile}"`,
-            ));
+      const baseUrl = newBaseUrl ?? checkedBaseUrl(profile, where);
       // The host is named before the key is typed, so that a planted or mistyped base URL is
       // seen before the key goes there.
       if (baseUrl && terminal.canPrompt && !options.withKey) {
