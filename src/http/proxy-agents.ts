@@ -6,27 +6,18 @@ import type { buildConnector } from 'undici';
 type ProxyAgent = InstanceType<Awaited<ReturnType<typeof loadProxyAgent>>['ProxyAgent']>;
 type Connector = buildConnector.connector;
 
-export interface ProxyAgents {
-  /** The one ProxyAgent for `proxy`, made on first use. */
-  agentFor(proxy: Proxy): Promise<ProxyAgent>;
-  /** Whether `error` ended a CONNECT: the proxy's failure, not the API's. */
-  failedOpeningTunnel(error: unknown): boolean;
-  /** Aborts the CONNECTs under way (a run's cancel). */
-  stopTunnels(): void;
-  close(): Promise<void>;
-}
-
 /**
  * undici's ProxyAgents, one per proxy, with the agent's options (`agentOptions`) for the
  * requests they carry and `timeoutMs` for the proxy's own answer.
  */
-export function createProxyAgents(agentOptions: object, timeoutMs: number): ProxyAgents {
+export function createProxyAgents(agentOptions: object, timeoutMs: number) {
   const agents = new Map<Proxy, Promise<ProxyAgent>>();
   const tunnelFailures = new WeakSet<object>();
   // A request queued behind a CONNECT cannot be cancelled in undici until the tunnel opens,
   // and the proxy's socket would hold the process open: a run's cancel aborts the CONNECTs.
   const stopTunnels = new AbortController();
 
+  /** The one ProxyAgent for `proxy`, made on first use. */
   function agentFor(proxy: Proxy): Promise<ProxyAgent> {
     let made = agents.get(proxy);
     if (made) return made;
@@ -65,8 +56,8 @@ export function createProxyAgents(agentOptions: object, timeoutMs: number): Prox
 
   return {
     agentFor,
-    failedOpeningTunnel: (error) =>
-      error !== null && typeof error === 'object' && tunnelFailures.has(error),
+    /** Whether `error` ended a CONNECT: the proxy's failure, not the API's. */
+    failedOpeningTunnel: (error: unknown) => tunnelFailures.has(error as object),
     stopTunnels: () => stopTunnels.abort(),
     async close() {
       const made = await Promise.all(agents.values());

@@ -81,8 +81,9 @@ function proxyOf(env: Env, names: readonly string[]): Proxy | undefined {
     );
   }
   if (!url.port && url.protocol === 'http:') url.port = '1080';
-  const user = safeDecode(url.username);
-  const password = safeDecode(url.password);
+  // Leniently: a malformed %-escape is kept as it is.
+  const { unescape } = process.getBuiltinModule('node:querystring');
+  const [user, password] = [unescape(url.username), unescape(url.password)];
   const secrets = [
     url.password,
     password,
@@ -95,14 +96,6 @@ function proxyOf(env: Env, names: readonly string[]): Proxy | undefined {
     variable: name,
     secrets: url.username || url.password ? [...new Set(secrets)].filter((s) => s !== ':') : [],
   };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /**

@@ -35,12 +35,6 @@ export async function palette(enabled: boolean): Promise<Palette> {
   if (!enabled) return PLAIN;
   const { Chalk } = await import('chalk');
   const chalk = new Chalk({ level: 1 });
-  return {
-    bold: chalk.bold,
-    dim: chalk.dim,
-    red: chalk.red,
-    green: chalk.green,
-    yellow: chalk.yellow,
-    badge: chalk.bgRed.white.bold,
-  };
+  const { bold, dim, red, green, yellow } = chalk;
+  return { bold, dim, red, green, yellow, badge: chalk.bgRed.white.bold };
 }

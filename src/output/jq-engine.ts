@@ -60,14 +60,13 @@ interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
-interface Wasm {
+declare const WebAssembly: {
   Memory: abstract new (...args: never[]) => WasmMemory;
   instantiate(
     bytes: Uint8Array,
     imports: unknown,
   ): Promise<{ instance: { exports: Record<string, unknown> }; module: unknown }>;
-}
-const wasm = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
+};
 
 /** Thrown through jq's frames to leave it: jq-wasm restores its stack on the way out. */
 class LeaveJq extends Error {
@@ -95,9 +94,9 @@ export async function loadJqEngine(): Promise<JqEngine> {
     instantiateWasm(imports, onSuccess) {
       wrapImports(imports.a as Record<string, (...args: number[]) => number>, current);
       // Returned, so that jq-wasm rejects loadJq if this fails.
-      return wasm.instantiate(bytes, imports).then(({ instance, module }) => {
+      return WebAssembly.instantiate(bytes, imports).then(({ instance, module }) => {
         current.memory = Object.values(instance.exports).find(
-          (value): value is WasmMemory => value instanceof wasm.Memory,
+          (value): value is WasmMemory => value instanceof WebAssembly.Memory,
         );
         onSuccess(instance as never, module as never);
       });

@@ -1,4 +1,4 @@
-import type { Pet, PetStatus } from '../api/contract.js';
+import type { Pet } from '../api/contract.js';
 import type { Palette } from './color.js';
 import type { OutputMode } from './mode.js';
 import { escapeForTerminal } from '../core/terminal-text.js';
@@ -122,11 +122,7 @@ export function renderFields(
     .join('');
 }
 
-const STATUS_COLORS: Record<PetStatus, (colors: Palette, text: string) => string> = {
-  available: (colors, text) => colors.green(text),
-  pending: (colors, text) => colors.yellow(text),
-  sold: (colors, text) => colors.dim(text),
-};
+const STATUS_COLORS = { available: 'green', pending: 'yellow', sold: 'dim' } as const;
 
 export const PET_COLUMNS: readonly Column<Pet>[] = [
   { title: 'ID', text: (pet) => String(pet.id) },
@@ -135,7 +131,7 @@ export const PET_COLUMNS: readonly Column<Pet>[] = [
   {
     title: 'STATUS',
     text: (pet) => pet.status ?? '',
-    color: (pet, text, colors) => (pet.status ? STATUS_COLORS[pet.status](colors, text) : text),
+    color: (pet, text, colors) => (pet.status ? colors[STATUS_COLORS[pet.status]](text) : text),
   },
 ];
 
