@@ -68,80 +68,58 @@ export class Deciding {
       return claim;
     };
     try {
-      return await this.reserveAsking(request, attempt, id, went);
+      for (;;) {
+        const stop = this.stops.stopFor(request);
+        if (stop) throw stop;
+        // Awaited only when there is one to take: asking costs no turn of the event loop.
+        const ahead = this.reserved.length > 0 ? await this.takeReserved() : undefined;
+        if (ahead !== undefined) return went(ahead);
+        const decision = await this.decide(id);
+        // Claims taken ahead by a change of another request of this process cover this one.
+        if (decision === 'covered') continue;
+        if (decision.go) return went(id);
+        const { reason, state } = decision;
+        const waitMs = Math.max(1, Math.ceil(decision.untilMs - decision.now));
+        if (reason === 'learning' || reason === 'crowded' || reason === 'pacing') {
+          // Not a limit: another request is learning the window, or is the one out while
+          // another client shares the key, and its answer wakes us; or the pace learnt from a
+          // server with no rate headers, the work's own time.
+          if (reason !== 'pacing') await this.shared.voidDeadClaims(state);
+          const pollMs = reason === 'pacing' ? waitMs : Math.min(waitMs, LEARNING_POLL_MS);
+          await this.waits.pause(pollMs, undefined, request, true);
+          continue;
+        }
+        const notice = { reason: WAIT_WORDS[reason], attempt, maxAttempts: MAX_ATTEMPTS };
+        if (reason === 'sharing') {
+          await this.shared.voidDeadDemand(state);
+          // Not a limit either: the budget is there, and is left a while for short processes;
+          // it ends before Reset, so it adds nothing to what the window makes the work wait, nor
+          // to the command's waiting. It is shown all the same: a person sees the batch wait.
+          this.waits.trace(`wait ${formatDuration(waitMs)}: ${notice.reason} (bulk)`);
+          await this.waits.pause(waitMs, notice, request, true, false);
+          continue;
+        }
+        if (reason === 'cooldown' && refusalsExhausted(state)) {
+          throw this.stops.refusalStop(request, state);
+        }
+        const banned = reason === 'cooldown' && state.cooldownCode === 'key_banned';
+        const refusal = this.waits.refusal(waitMs, banned);
+        if (refusal) {
+          const refused = this.stops.waitRefused(request, reason, waitMs, state, refusal);
+          await this.releaseReserved();
+          throw refused;
+        }
+        const quota = reason === 'quota' && state.quota;
+        const localNow = this.clock.now();
+        const until = quota
+          ? ` (${quota.limit} until ${clockTime(localNow + waitMs, localNow)})`
+          : '';
+        const what = `${notice.reason}${until} for ${request.method} ${request.url}`;
+        this.waits.trace(`wait ${formatDuration(waitMs)}: ${what}`);
+        await this.waits.pause(waitMs, notice, request, true);
+      }
     } finally {
       this.asking.delete(id);
-    }
-  }
-
-  private async reserveAsking(
-    request: HttpRequest,
-    attempt: number,
-    id: string,
-    went: (id: string) => string,
-  ): Promise<string> {
-    for (;;) {
-      const stop = this.stops.stopFor(request);
-      if (stop) throw stop;
-      // Awaited only when there is one to take: asking costs no turn of the event loop.
-      const ahead = this.reserved.length > 0 ? await this.takeReserved() : undefined;
-      if (ahead !== undefined) return went(ahead);
-      const decision = await this.decide(id);
-      // Claims taken ahead by a change of another request of this process cover this one.
-      if (decision === 'covered') continue;
-      if (decision.go) return went(id);
-      const { now } = decision;
-      const waitMs = Math.max(1, Math.ceil(decision.untilMs - now));
-      if (decision.reason === 'learning' || decision.reason === 'crowded') {
-        await this.shared.voidDeadClaims(decision.state);
-        // Not a limit: another request is learning the window, or is the one out while
-        // another client shares the key, and its answer wakes us.
-        await this.waits.pause(Math.min(waitMs, LEARNING_POLL_MS), undefined, request, true);
-        continue;
-      }
-      if (decision.reason === 'pacing') {
-        // The pace learnt from a server with no rate headers: the work's own time, like the
-        // sharing wait, not a limit's wait.
-        await this.waits.pause(waitMs, undefined, request, true, false);
-        continue;
-      }
-      if (decision.reason === 'sharing') {
-        await this.shared.voidDeadDemand(decision.state);
-        // Not a limit either: the budget is there, and is left a while for short processes;
-        // it ends before Reset, so it adds nothing to what the window makes the work wait, nor
-        // to the command's waiting. It is shown all the same: a person sees the batch wait.
-        this.waits.trace(`wait ${formatDuration(waitMs)}: ${WAIT_WORDS.sharing} (bulk)`);
-        const notice = { reason: WAIT_WORDS.sharing, attempt, maxAttempts: MAX_ATTEMPTS };
-        await this.waits.pause(waitMs, notice, request, true, false);
-        continue;
-      }
-      if (decision.reason === 'cooldown' && refusalsExhausted(decision.state)) {
-        throw this.stops.refusalStop(request, decision.state);
-      }
-      const banned = decision.reason === 'cooldown' && decision.state.cooldownCode === 'key_banned';
-      const refusal = this.waits.refusal(waitMs, banned);
-      if (refusal) {
-        const refused = this.stops.waitRefused(
-          request,
-          decision.reason,
-          waitMs,
-          decision.state,
-          refusal,
-        );
-        await this.releaseReserved();
-        throw refused;
-      }
-      const quota = decision.state.quota;
-      const localNow = this.clock.now();
-      this.waits.trace(
-        `wait ${formatDuration(waitMs)}: ${WAIT_WORDS[decision.reason]}` +
-          (decision.reason === 'quota' && quota
-            ? ` (${quota.limit} until ${clockTime(localNow + waitMs, localNow)})`
-            : '') +
-          ` for ${request.method} ${request.url}`,
-      );
-      const notice = { reason: WAIT_WORDS[decision.reason], attempt, maxAttempts: MAX_ATTEMPTS };
-      await this.waits.pause(waitMs, notice, request, true);
     }
   }
 

@@ -30,7 +30,7 @@ export class Stops {
    */
   sent = 0;
   /** The stop that ended this process's sending: every request after it stops the same way. */
-  private stoppedBy?: PetsError;
+  stop?: PetsError;
   /**
    * Whether the stop is a block (a 429's cooldown, a ban, a lost store): then a request let go
    * before it and not yet sent stays, whereas a used-up quota's stop leaves those within the
@@ -53,13 +53,8 @@ export class Stops {
 
   /** The stop, when it is the shared store lost: nothing touches the store after it. */
   get storeLost(): NetworkError | undefined {
-    const stop = this.stoppedBy;
+    const stop = this.stop;
     return stop instanceof NetworkError && stop.code === 'rate_store_lost' ? stop : undefined;
-  }
-
-  /** The run's stop, if one was decided. */
-  get stop(): PetsError | undefined {
-    return this.stoppedBy;
   }
 
   /**
@@ -69,13 +64,12 @@ export class Stops {
    */
   stopFor(request: HttpRequest, letGo = false): PetsError | undefined {
     // The batch halts on this process's stop too: the same exception for a used-up quota.
-    const quotaStop = letGo && this.stoppedBy !== undefined && !this.stopIsBlock;
-    const halted =
-      request.halted?.aborted && !(quotaStop && request.halted.reason === this.stoppedBy);
+    const quotaStop = letGo && this.stop !== undefined && !this.stopIsBlock;
+    const halted = request.halted?.aborted && !(quotaStop && request.halted.reason === this.stop);
     if (request.stopSending?.aborted || request.signal?.aborted || halted) {
       return new InterruptedError();
     }
-    return quotaStop ? undefined : this.stoppedBy;
+    return quotaStop ? undefined : this.stop;
   }
 
   /**
@@ -83,14 +77,14 @@ export class Stops {
    * first; only a lost store replaces it, since nothing can be sent without the store.
    */
   stopWith<E extends PetsError>(error: E, text?: SentText, block = true): E {
-    if (!this.stoppedBy || (error.code === 'rate_store_lost' && !this.storeLost)) {
+    if (!this.stop || (error.code === 'rate_store_lost' && !this.storeLost)) {
       // After another client showed itself, the stop's hint (the line -q leaves) says how
       // to share the key, as the warning it silenced did.
       if (this.anotherClient && error instanceof RateLimitError) {
         const share = ANOTHER_CLIENT.replace('another', 'Another');
         (error as { hint: string | undefined }).hint = `${error.hint ?? ''} ${share}.`.trim();
       }
-      this.stoppedBy = error;
+      this.stop = error;
       if (text) this.sentTexts.push([error, text]);
       this.stopIsBlock = block;
     }
@@ -135,7 +129,7 @@ export class Stops {
     const refusals = state.refusals!;
     const localNow = this.clock.now();
     const since = this.time.toLocal(refusals.sinceMs, state);
-    const until = this.time.toLocal(state.cooldownUntilMs ?? this.time.now(state), state);
+    const until = this.cooldownEnd(state);
     const at = clockTime(until, localNow);
     const answer = refusals.status === 429 ? '429 (rate limited)' : '503 (unavailable)';
     const text = (sentWords: string) =>
@@ -217,7 +211,7 @@ export class Stops {
 
   /** The stop of a request still refused (429) after its last attempt, as `state` has it. */
   stillLimited(request: HttpRequest, attempts: number, state: GateState): RateLimitError {
-    const until = this.time.toLocal(state.cooldownUntilMs ?? this.time.now(state), state);
+    const until = this.cooldownEnd(state);
     const error = new RateLimitError(
       state.cooldownCode ?? 'rate_limited',
       `${request.method} ${request.url}: still rate limited (429) after ${attempts} attempts; ${this.sentWords()}`,
@@ -229,6 +223,11 @@ export class Stops {
       },
     );
     return this.stopWith(error);
+  }
+
+  /** When the cooldown of `state` ends, on this machine's clock. */
+  private cooldownEnd(state: GateState): number {
+    return this.time.toLocal(state.cooldownUntilMs ?? this.time.now(state), state);
   }
 }
 
