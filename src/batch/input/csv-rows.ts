@@ -24,9 +24,10 @@ const QUOTE_NOT_CLOSED = 'a quoted field is not closed before the end of the inp
 const BLANK = /^[ \t]*$/;
 
 /**
- * Parses CSV bytes chunk by chunk. Memory is bounded by one record (at most 1 MiB): beyond
- * that, content is dropped but the quoting is still followed, so the next record is found.
- * Works on bytes because all delimiters are ASCII; fields are decoded once complete.
+ * Parses CSV bytes chunk by chunk, a byte at a time. Memory is bounded by one record (at most
+ * 1 MiB): beyond that, content is dropped but the quoting is still followed, so the next
+ * record is found. Works on bytes because all delimiters are ASCII; fields are decoded once
+ * complete.
  */
 export class CsvRowParser {
   private readonly decode = strictUtf8Decoder();
@@ -36,98 +37,62 @@ export class CsvRowParser {
   /** A `\r` outside quotes ended the line: a `\n` right after it (CRLF) ends nothing more. */
   private afterCarriageReturn = false;
   private line = 1;
-  private recordLine = 1;
-  private recordStarted = false;
+  /** The line the record under way starts on; 0 between records. */
+  private recordLine = 0;
   private recordTooLong = false;
   private firstFieldQuoted = false;
   private malformed: string | undefined;
 
   *push(chunk: Uint8Array): Generator<CsvRow> {
-    let at = 0;
-    while (at < chunk.length) {
-      if (!this.recordStarted) {
-        this.recordStarted = true;
-        this.recordLine = this.line;
-      }
-      if (this.state === QUOTED) {
-        at = this.consumeQuoted(chunk, at);
-        continue;
-      }
-      const byte = chunk[at] as number;
+    for (const byte of chunk) {
       if (this.afterCarriageReturn) {
         this.afterCarriageReturn = false;
-        if (byte === LF) {
-          at++;
-          continue;
-        }
+        if (byte === LF) continue;
+      }
+      if (this.recordLine === 0) this.recordLine = this.line;
+      if (this.state === QUOTED) {
+        if (byte === QUOTE) this.state = QUOTE_IN_QUOTED;
+        else this.append(byte);
+        if (byte === LF) this.line++;
+        continue;
       }
       if (this.state === QUOTE_IN_QUOTED) {
+        this.state = byte === QUOTE ? QUOTED : AFTER_CLOSING_QUOTE;
         if (byte === QUOTE) {
-          this.append(chunk, at, at + 1);
-          this.state = QUOTED;
-          at++;
+          this.append(byte);
           continue;
         }
-        this.state = AFTER_CLOSING_QUOTE;
       }
       if (byte === COMMA) {
         this.endField();
-        at++;
       } else if (byte === LF || byte === CR) {
         // A line ends at LF, CRLF or a lone CR (old Mac files).
         this.afterCarriageReturn = byte === CR;
         this.line++;
-        at++;
         const row = this.endRecord();
         if (row !== undefined) yield row;
       } else if (this.state === AFTER_CLOSING_QUOTE) {
         this.malformed ??= TEXT_AFTER_QUOTE;
-        at++;
       } else if (this.state === FIELD_START && byte === QUOTE) {
         if (this.fieldEnds.length === 0) this.firstFieldQuoted = true;
         this.state = QUOTED;
-        at++;
       } else {
-        at = this.consumeUnquoted(chunk, at);
+        // A stray quote inside an unquoted field is kept as data, as most readers do.
+        this.append(byte);
+        this.state = UNQUOTED;
       }
     }
   }
 
   *end(): Generator<CsvRow> {
-    if (!this.recordStarted) return;
+    if (this.recordLine === 0) return;
     if (this.state === QUOTED) this.malformed ??= QUOTE_NOT_CLOSED;
     const row = this.endRecord();
     if (row !== undefined) yield row;
   }
 
-  private consumeQuoted(chunk: Uint8Array, start: number): number {
-    const quote = chunk.indexOf(QUOTE, start);
-    const end = quote === -1 ? chunk.length : quote;
-    for (let lf = chunk.indexOf(LF, start); lf !== -1 && lf < end; lf = chunk.indexOf(LF, lf + 1)) {
-      this.line++;
-    }
-    this.append(chunk, start, end);
-    if (quote === -1) return end;
-    this.state = QUOTE_IN_QUOTED;
-    return quote + 1;
-  }
-
-  /** Takes data up to the next delimiter. A stray quote here is kept as data, as most readers do. */
-  private consumeUnquoted(chunk: Uint8Array, start: number): number {
-    let end = start + 1;
-    while (end < chunk.length) {
-      const byte = chunk[end];
-      if (byte === COMMA || byte === LF || byte === CR) break;
-      end++;
-    }
-    this.append(chunk, start, end);
-    this.state = UNQUOTED;
-    return end;
-  }
-
-  private append(chunk: Uint8Array, start: number, end: number): void {
-    if (this.recordTooLong || start === end) return;
-    if (!this.recordBytes.append(chunk, start, end)) this.recordTooLong = true;
+  private append(byte: number): void {
+    if (!this.recordTooLong && !this.recordBytes.appendByte(byte)) this.recordTooLong = true;
   }
 
   private endField(): void {
@@ -143,7 +108,7 @@ export class CsvRowParser {
     this.recordBytes.clear();
     this.fieldEnds.length = 0;
     this.state = FIELD_START;
-    this.recordStarted = false;
+    this.recordLine = 0;
     this.recordTooLong = false;
     this.firstFieldQuoted = false;
     this.malformed = undefined;
