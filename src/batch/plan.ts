@@ -74,16 +74,10 @@ export interface BatchOptions {
   guard?: { protected: boolean; yes: boolean };
 }
 
-export interface InvalidRecord {
-  line: number;
-  problem: string;
-}
-
 /** The input, record by record, against the journal. */
 export interface RecordSurvey {
   /** Records, not lines: a CSV field quoted over two lines is one record. */
   total: number;
-  /** Creates this run will send. */
   toSend: number;
   /** Created by an earlier run: skipped. */
   created: number;
@@ -93,7 +87,7 @@ export interface RecordSurvey {
   failedBefore: number;
   invalid: number;
   /** The first MAX_INVALID_LISTED invalid records, with their lines. */
-  invalidRecords: InvalidRecord[];
+  invalidRecords: Array<{ line: number; problem: string }>;
 }
 
 const MAX_INVALID_LISTED = 1_000;

@@ -28,14 +28,9 @@ export type RecordResult =
   | { line: number; kind: 'unknown'; error: ErrorJson; sent: boolean }
   | { line: number; kind: 'notSent'; error: ErrorJson; sent?: false };
 
-export interface BatchTally {
-  created: number;
-  failed: number;
-  skipped: number;
-  unknown: number;
-  /** Records the run stopped before sending (an interrupt, a limit, a closed stdout). */
-  notSent: number;
-}
+/** How many records ended each way; `notSent`: the run stopped before sending them (an
+ * interrupt, a limit, a closed stdout). */
+export type BatchTally = Record<RecordResult['kind'], number>;
 
 export interface AddBatchResult extends BatchTally {
   /** Why the run ended before the input did. */

@@ -25,18 +25,12 @@ export function resumeCommand(options: Omit<BatchOptions, 'format'>): string {
     ...(options.retryUnknown ? ['--retry-unknown'] : []),
     ...(options.newRun ? ['--new-run'] : []),
     ...(options.ignoreUnknown ? ['--ignore-unknown'] : []),
-    ...outputFlags(options.output),
+    // The output flags: --jq (which implies --json), else --json; and --quiet.
+    ...(options.output?.jq !== undefined ? ['--jq', options.output.jq] : []),
+    ...(options.output?.json && options.output.jq === undefined ? ['--json'] : []),
+    ...(options.output?.quiet ? ['--quiet'] : []),
   ];
   return words.map(shellWord).join(' ') + (options.file === '-' ? ' < (the same input)' : '');
-}
-
-/** The output flags of a run: --jq (which implies --json), else --json; and --quiet. */
-function outputFlags(output: BatchOptions['output']): string[] {
-  if (!output) return [];
-  return [
-    ...(output.jq !== undefined ? ['--jq', output.jq] : output.json ? ['--json'] : []),
-    ...(output.quiet ? ['--quiet'] : []),
-  ];
 }
 
 const WINDOW_NAMES: Record<number, string> = {

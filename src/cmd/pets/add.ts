@@ -50,14 +50,6 @@ export async function addPet(
   }
 }
 
-/** The flags a single add lacks: --name, --category-id, both, or none. */
-function missingFlags(flags: AddFlags): string[] {
-  return [
-    flags.name === undefined ? '--name' : undefined,
-    flags.categoryId === undefined ? '--category-id' : undefined,
-  ].filter((flag) => flag !== undefined);
-}
-
 /**
  * Asks for each field not given, each answer checked as its flag's value is; the status (which
  * may be left out) only along with another. Given both --name and --category-id, it asks nothing.
@@ -120,7 +112,10 @@ async function printDryRun(session: Session, target: ApiTarget, pet: NewPet): Pr
 
 /** One pet, from its flags, and at a terminal from questions for those missing. */
 async function addOne(session: Session, options: AddFlags): Promise<void> {
-  const missing = missingFlags(options);
+  const missing = [
+    options.name === undefined ? '--name' : undefined,
+    options.categoryId === undefined ? '--category-id' : undefined,
+  ].filter((flag) => flag !== undefined);
   // Where nobody can answer, what is missing is said before anything else is looked at.
   if (missing.length > 0 && !session.terminal.canPrompt) {
     throw new UsageError(`add is missing ${missing.join(' and ')} (or give --file)`, {
