@@ -120,14 +120,10 @@ function noProxyMatcher(value: string): (url: URL) => boolean {
       hasRanges = true;
       continue;
     }
-    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
-    const withPort = !bracketed && /^([^:]+):(\d+)$/.exec(entry);
-    const [host, port] = bracketed
-      ? [bracketed[1]!, bracketed[2]]
-      : withPort
-        ? [withPort[1]!, withPort[2]]
-        : [entry, undefined];
-    names.push({ name: normalHost(host.replace(/^\*?\./, '')), port: Number(port ?? 0) });
+    // host, host:port, [IPv6] or [IPv6]:port; a bare IPv6 address is the whole entry.
+    const parts = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d+))?$/.exec(entry);
+    const host = parts ? (parts[1] ?? parts[2]!) : entry;
+    names.push({ name: normalHost(host.replace(/^\*?\./, '')), port: Number(parts?.[3] ?? 0) });
   }
   return (url) => {
     const host = normalHost(url.hostname.replace(/^\[(.*)\]$/, '$1'));

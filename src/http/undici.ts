@@ -12,17 +12,10 @@ export { default as request } from 'undici/lib/api/api-request.js';
  * and as an import() it runs on first use, so a run without a proxy pays only its bytes.
  */
 export async function loadProxyAgent() {
-  const [
-    { default: ProxyAgent },
-    { default: Dispatcher },
-    { default: connect },
-    { default: Pool },
-  ] = await Promise.all([
-    import('undici/lib/dispatcher/proxy-agent.js'),
-    import('undici/lib/dispatcher/dispatcher.js'),
-    import('undici/lib/api/api-connect.js'),
-    import('undici/lib/dispatcher/pool.js'),
-  ]);
+  const { default: ProxyAgent } = await import('undici/lib/dispatcher/proxy-agent.js');
+  const { default: Dispatcher } = await import('undici/lib/dispatcher/dispatcher.js');
+  const { default: connect } = await import('undici/lib/api/api-connect.js');
+  const { default: Pool } = await import('undici/lib/dispatcher/pool.js');
   // A tunnel is opened with the proxy client's connect(), which undici's index puts on every
   // dispatcher (Object.assign(Dispatcher.prototype, api)); loaded by path, it is not there.
   (Dispatcher.prototype as { connect?: unknown }).connect ??= connect;

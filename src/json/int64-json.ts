@@ -9,11 +9,8 @@ export type JsonValue =
   null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
 
 // Node 22.19+ (package.json's engines); TypeScript's ES2023 library does not know them yet.
-interface ReviverContext {
-  /** The source text of a primitive value. */
-  source?: string;
-}
-type Reviver = (this: unknown, key: string, value: unknown, context: ReviverContext) => unknown;
+// `source`: the text of a primitive value.
+type Reviver = (key: string, value: unknown, context: { source?: string }) => unknown;
 declare global {
   interface JSON {
     rawJSON(text: string): unknown;
@@ -37,15 +34,6 @@ const LONG_DIGIT_RUN = /\d{16}/;
 // A digit followed by a fraction or an exponent, possibly inside a string.
 const FRACTION_OR_EXPONENT = /\d[.eE]/;
 
-export interface ParseOptions {
-  /**
-   * A number written with a fraction or an exponent (1.0, 1e3) is kept as written (a
-   * JSON.rawJSON object, which stringifyJson writes back as it was), and no integer check
-   * accepts it: an id is digits only, in records read as in answers, as in flags and CSV.
-   */
-  integersAsDigitsOnly?: boolean;
-}
-
 /** Integers outside ±(2^53-1) as bigint, from their digits. */
 const exact: Reviver = (_key, value, context) =>
   typeof value === 'number' && !Number.isSafeInteger(value) && isInteger(context.source)
@@ -62,8 +50,16 @@ function isInteger(source: string | undefined): source is string {
   return source !== undefined && !/[.eE]/.test(source);
 }
 
-/** Parses JSON text; integers outside ±(2^53-1) become bigint. Errors never quote the input. */
-export function parseJson(text: string, options: ParseOptions = {}): JsonValue {
+/**
+ * Parses JSON text; integers outside ±(2^53-1) become bigint. Errors never quote the input.
+ * `integersAsDigitsOnly`: a number written with a fraction or an exponent (1.0, 1e3) is kept as
+ * written (a JSON.rawJSON object, which stringifyJson writes back as it was), and no integer
+ * check accepts it: an id is digits only, in records read as in answers, as in flags and CSV.
+ */
+export function parseJson(
+  text: string,
+  options: { integersAsDigitsOnly?: boolean } = {},
+): JsonValue {
   // A reviver is called for every value: only text that may need one pays for it.
   const reviver =
     options.integersAsDigitsOnly && FRACTION_OR_EXPONENT.test(text)

@@ -12,7 +12,6 @@ import { join } from 'node:path';
 import { getAsset, isSea } from 'node:sea';
 import { loadJq as loadJqWasm } from 'jq-wasm';
 
-/** Where jq's output goes while it runs. */
 export interface JqSink {
   /** Bytes jq wrote to stdout; false stops jq (the reader has gone). */
   stdout(bytes: Uint8Array): boolean;
@@ -20,7 +19,6 @@ export interface JqSink {
   stderr(bytes: Uint8Array): void;
 }
 
-/** How a run of jq ended. */
 export type JqOutcome =
   /** jq ended by itself, with this exit code; `outOfMemory` if it was refused memory. */
   | { kind: 'exited'; exitCode: number; outOfMemory: boolean }

@@ -82,10 +82,7 @@ function tableWidth(widths: readonly number[]): number {
   return widths.reduce((sum, w) => sum + w + 3, 1);
 }
 
-/**
- * Column widths that fit `maxWidth` with cli-table3's borders and padding (3 per column, 1
- * more): the widest column gives way first, never below its title.
- */
+/** Column widths whose tableWidth fits `maxWidth`: the widest gives way first, never below its minimum. */
 export function fitWidths(
   natural: readonly number[],
   minimum: readonly number[],
