@@ -52,14 +52,6 @@ export interface SecretQuestion {
   subject: string;
 }
 
-/** A question that goes on only when the person types `name` (a profile's name). */
-export interface ConfirmNameQuestion {
-  message: string;
-  name: string;
-  /** Without colour: --no-color, NO_COLOR and the like (Session.prompts sets it). */
-  plain?: boolean;
-}
-
 /**
  * Questions for a person at the terminal: every question pets asks goes through one of these.
  * A command asks only where `Session.canPrompt`. Each ends the run as an interrupt does on
@@ -73,8 +65,6 @@ export interface Prompter {
    * it (a UsageError), since what the person meant by it cannot be seen.
    */
   secret(question: SecretQuestion): Promise<string>;
-  /** Whether the person typed the name (spaces around it aside). */
-  confirmName(question: ConfirmNameQuestion): Promise<boolean>;
 }
 
 /**
@@ -107,12 +97,6 @@ export function terminalPrompter(io: Io, signal: AbortSignal): Prompter {
           context,
         ),
       ),
-    async confirmName(question) {
-      const typed = await withLibrary(io, signal, ({ input }, context) =>
-        input({ message: question.message, ...(question.plain ? { theme: PLAIN } : {}) }, context),
-      );
-      return typed.trim() === question.name;
-    },
     async secret(question) {
       const { readHiddenLine } = await import('./hidden-line.js');
       const terminal = { stdin: io.stdin as ReadStream, stderr: io.stderr };

@@ -201,7 +201,6 @@ export class Terminal {
       text: (question) => prompts.text({ plain, ...question }),
       select: (question) => prompts.select({ plain, ...question }),
       secret: (question) => prompts.secret(question),
-      confirmName: (question) => prompts.confirmName({ plain, ...question }),
     };
   }
 

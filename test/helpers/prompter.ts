@@ -10,7 +10,7 @@ export interface ScriptedPrompter extends Prompter {
 /**
  * A person at the terminal who types `answers` in turn, one per question: a text question
  * takes answers until its check lets one through, a select takes the choice named (or, for
- * '', the default), a confirmation is the name typed. Asked beyond its answers, it fails the
+ * '', the default). Asked beyond its answers, it fails the
  * test; `noPerson()` fails at the first question.
  */
 export function scriptedPrompter(answers: readonly string[]): ScriptedPrompter {
@@ -44,10 +44,6 @@ export function scriptedPrompter(answers: readonly string[]): ScriptedPrompter {
     async secret(question) {
       asked.push(question.message);
       return typed(question.message);
-    },
-    async confirmName(question) {
-      asked.push(question.message);
-      return typed(question.message).trim() === question.name;
     },
   };
 }

@@ -185,18 +185,6 @@ describe('terminalPrompter', () => {
     await expect(answer).resolves.toBe('Rex');
   });
 
-  it('confirms a name only when it is typed', async () => {
-    const { stdin, prompter } = asking();
-    const wrong = prompter.confirmName({ message: 'Type it:', name: 'production', plain: true });
-    await after(50);
-    stdin.write('prod\r');
-    await expect(wrong).resolves.toBe(false);
-    const right = prompter.confirmName({ message: 'Type it:', name: 'production', plain: true });
-    await after(50);
-    stdin.write(' production \r');
-    await expect(right).resolves.toBe(true);
-  });
-
   it("ends a question on the run's interrupt", async () => {
     const { prompter, stop } = asking();
     const answer = prompter.select({

@@ -30,11 +30,11 @@ export async function confirmProtectedProfile(
       hint: `Nobody can be asked to confirm (${whyNot}); ${ask.nothingDone}.`,
     });
   }
-  const confirmed = await session.terminal.prompts.confirmName({
+  const typed = await session.terminal.prompts.text({
     message: `${ask.doing} protected profile "${profile}"${host ? ` (${host})` : ''}? Type its name to go on:`,
-    name: profile,
   });
-  if (!confirmed) {
+  // The name, spaces around it aside.
+  if (typed.trim() !== profile) {
     throw new UsageError(`that is not the profile name; ${ask.nothingDone}`);
   }
 }

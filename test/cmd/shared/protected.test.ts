@@ -91,7 +91,8 @@ describe('protected profiles', () => {
     const typed = await runMain(['add', '--file', records], env, {
       stdinIsTTY: true,
       stderrIsTTY: true,
-      prompts: scriptedPrompter(['production']),
+      // Spaces around the name are no part of it.
+      prompts: scriptedPrompter([' production ']),
     });
     expect(typed.code).toBe(0);
     expect(sandbox.pets().length).toBe(before + 2);
