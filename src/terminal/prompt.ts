@@ -13,7 +13,11 @@ export const MAX_ANSWER_LENGTH = 256;
 /** A question with a typed answer. */
 export interface TextQuestion {
   message: string;
-  /** Why an answer cannot be taken, or undefined: a refused answer is asked again, with the reason. */
+  /**
+   * Why an answer cannot be taken, or undefined: a refused answer is asked again, with the
+   * reason, as is one cut at the length limit. Without a check, the answer is taken once,
+   * whatever it is (a profile's name to type: a cut paste is not the name either).
+   */
   check?: (answer: string) => string | undefined;
   /** Without colour: --no-color, NO_COLOR and the like (Session.prompts sets it). */
   plain?: boolean;
@@ -79,7 +83,8 @@ export function terminalPrompter(io: Io, signal: AbortSignal): Prompter {
         input(
           {
             message: question.message,
-            validate: (answer) => tooLong(answer) ?? question.check?.(answer) ?? true,
+            validate: (answer) =>
+              !question.check || (tooLong(answer) ?? question.check(answer) ?? true),
             theme: { validationFailureMode: 'keep', ...(question.plain ? PLAIN : {}) },
           },
           context,

@@ -176,7 +176,7 @@ describe('terminalPrompter', () => {
 
   it('refuses a pasted answer longer than the limit, at once, and takes the next', async () => {
     const { stdin, io, prompter } = asking();
-    const answer = prompter.text({ message: 'Name', plain: true });
+    const answer = prompter.text({ message: 'Name', check: () => undefined, plain: true });
     await after(50);
     stdin.write(`${'x'.repeat(200_000)}\r`);
     await after(50);
