@@ -21,19 +21,7 @@ import type { Env } from '../config/paths.js';
 // hashing them here would cost more than the cache saves. Run from source, there is none.
 declare const __PETS_FILE_HASHES__: Readonly<Record<string, string>> | undefined;
 
-interface LoadingModule {
-  exports: unknown;
-}
-
-type CommonJsWrapper = (
-  exports: unknown,
-  require: NodeJS.Require,
-  module: LoadingModule,
-  filename: string,
-  dirname: string,
-) => unknown;
-
-type Compile = (this: LoadingModule, content: string, filename: string) => unknown;
+type Compile = (this: { exports: unknown }, content: string, filename: string) => unknown;
 
 /**
  * Keeps V8's compiled code for the files pets loads from here on, so that later runs skip
@@ -60,7 +48,7 @@ export function enableCompileCache(env: Env, kind: string): void {
   const proto = Module.prototype as unknown as { _compile: Compile };
   const compile = proto._compile;
   const compiled: Array<{ path: string; script: Script }> = [];
-  proto._compile = function compileWithCache(this: LoadingModule, content, filename) {
+  proto._compile = function compileWithCache(content, filename) {
     const file = basename(filename);
     const contentHash = hashes[file];
     if (!contentHash) return compile.call(this, content, filename);
@@ -68,7 +56,8 @@ export function enableCompileCache(env: Env, kind: string): void {
     const cachedData = readOwnFile(path);
     const script = new Script(Module.wrap(content), { filename, cachedData });
     if (!cachedData || script.cachedDataRejected) compiled.push({ path, script });
-    const wrapper = script.runInThisContext() as CommonJsWrapper;
+    // Called as Node calls a module's wrapper: (exports, require, module, __filename, __dirname).
+    const wrapper = script.runInThisContext() as (...args: unknown[]) => unknown;
     return wrapper.call(
       this.exports,
       this.exports,

@@ -17,19 +17,6 @@ import { fdOutput } from './fd-output.js';
 const ORIGINAL = 'PETS_EXTRA_CA_ORIGINAL';
 const COPY_PREFIX = 'pets-ca-';
 
-/**
- * Why Node cannot open the file NODE_EXTRA_CA_CERTS names (ENOENT, EACCES, …), or undefined
- * when it opens. Node then trusts none of it.
- */
-function openFailure(file: string): string | undefined {
-  try {
-    closeSync(openSync(file, 'r'));
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? 'an error';
-  }
-}
-
 export interface ExtraCaScan {
   /** How many certificates Node adds. */
   kept: number;
@@ -139,13 +126,17 @@ export async function restartForExtraCaCerts(argv: readonly string[]): Promise<v
   if (process.env[ORIGINAL] !== undefined) return settleExtraCaCopy(file);
   // Windows has no execve: Node's line stays there.
   if (!process.execve || process.platform === 'win32') return;
-  const reason = openFailure(file);
-  if (reason !== undefined) {
-    await warn('extra_ca_unreadable', unreadableMessage(file, reason), { file, reason });
-    const env = { ...process.env };
-    delete env.NODE_EXTRA_CA_CERTS;
-    await execve(argv, env);
-    return;
+  try {
+    closeSync(openSync(file, 'r'));
+  } catch (error) {
+    // Node trusts none of a file it cannot open.
+    const reason = (error as NodeJS.ErrnoException).code ?? 'an error';
+    const message =
+      `NODE_EXTRA_CA_CERTS names ${file}, which cannot be opened (${reason}), so no extra CA ` +
+      'is trusted. Fix the path, or unset NODE_EXTRA_CA_CERTS.';
+    await warn('extra_ca_unreadable', message, { file, reason });
+    const { NODE_EXTRA_CA_CERTS: _, ...env } = process.env;
+    return execve(argv, env);
   }
   if (scannedClean(file)) return;
   const scan = await readAndScan(file);
@@ -159,17 +150,12 @@ export async function restartForExtraCaCerts(argv: readonly string[]): Promise<v
     reason: scan.failure,
     kept: scan.kept,
   });
-  const copy = privateCopy(scan.loadable, (await import('node:os')).tmpdir());
+  // The certificates in a file only this user can read, in a folder of its own.
+  const copy = join(mkdtempSync(join((await import('node:os')).tmpdir(), COPY_PREFIX)), 'ca.pem');
+  writeFileSync(copy, scan.loadable, { mode: 0o600, flag: 'wx' });
   await execve(argv, { ...process.env, NODE_EXTRA_CA_CERTS: copy, [ORIGINAL]: file });
   // Not restarted: the copy goes, and the run goes on with Node's own line.
   rmSync(dirname(copy), { recursive: true, force: true });
-}
-
-function unreadableMessage(file: string, reason: string): string {
-  return (
-    `NODE_EXTRA_CA_CERTS names ${file}, which cannot be opened (${reason}), so no extra CA ` +
-    'is trusted. Fix the path, or unset NODE_EXTRA_CA_CERTS.'
-  );
 }
 
 // Scanning the system's bundle (150 CAs) costs a JSON run 13-80 ms, and NODE_EXTRA_CA_CERTS
@@ -216,14 +202,6 @@ async function readAndScan(file: string): Promise<ExtraCaScan | undefined> {
     // Opens but does not read (a folder): left to Node.
     return undefined;
   }
-}
-
-/** The certificates in a file only this user can read, in a folder of its own. */
-function privateCopy(certificates: Buffer, tmp: string): string {
-  const folder = mkdtempSync(join(tmp, COPY_PREFIX));
-  const copy = join(folder, 'ca.pem');
-  writeFileSync(copy, certificates, { mode: 0o600, flag: 'wx' });
-  return copy;
 }
 
 async function warn(code: string, message: string, fields: Record<string, unknown>) {

@@ -1,14 +1,13 @@
 import { writeSync } from 'node:fs';
 
-/** The oldest Node pets runs on: JSON.parse's reviver context.source came in 22.19. */
-export const MINIMUM_NODE = '22.19.0';
-
 /**
  * Why pets cannot run on Node `version` ("20.20.2"), as one line, or undefined when it can.
  * Pure, so that a test can ask about any version while running on a supported one.
  */
 export function unsupportedNode(version: string, json: boolean): string | undefined {
-  if (!olderThan(version, MINIMUM_NODE)) return undefined;
+  // 22.19 is the oldest Node pets runs on: JSON.parse's reviver context.source came in it.
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
+  if (major > 22 || (major === 22 && minor >= 19)) return undefined;
   const message =
     `pets needs Node.js 22.19 or newer, and this is Node ${version}. ` +
     'Install a current Node (https://nodejs.org, or `nvm install 24`), ' +
@@ -34,16 +33,4 @@ export function refuseUnsupportedNode(json: boolean): number | undefined {
     // stderr closed: the exit code still says it
   }
   return 1;
-}
-
-function olderThan(version: string, minimum: string): boolean {
-  const have = version.replace(/^v/, '').split('.').map(Number);
-  const need = minimum.split('.').map(Number);
-  for (let i = 0; i < need.length; i += 1) {
-    const a = have[i] ?? 0;
-    const b = need[i] ?? 0;
-    if (Number.isNaN(a)) return true;
-    if (a !== b) return a < b;
-  }
-  return false;
 }
