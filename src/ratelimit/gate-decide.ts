@@ -138,21 +138,20 @@ export class Deciding {
     }
     const ahead = ids.slice(1);
     for (const claim of ahead) this.askedAhead.add(claim);
-    // The server's now, read with the state it is compared with.
+    // The server's now, read with the state it is compared with; and the decision on the
+    // state the change was written on (a store may run it again on a newer one).
     let now = 0;
+    let decision = undefined as ReturnType<typeof decideSends> | undefined;
     try {
-      const decision = await this.shared.change(
-        (state) => {
-          now = this.time.now(state);
-          const demand = this.demandOf(state, id);
-          if (!demand) return { covered: state };
-          const claimUntil = now + this.claimMs;
-          return decideSends(state, now, ids, claimUntil, demand, this.time.measured);
-        },
-        (d) => ('covered' in d ? d.covered : d.state),
-        false,
-      );
-      if ('covered' in decision) return 'covered';
+      const decideOn = (state: GateState) => {
+        now = this.time.now(state);
+        const demand = this.demandOf(state, id);
+        const claimUntil = now + this.claimMs;
+        decision = demand && decideSends(state, now, ids, claimUntil, demand, this.time.measured);
+        return decision?.state ?? state;
+      };
+      await this.shared.change(decideOn, false);
+      if (!decision) return 'covered';
       if (decision.go && decision.reserved.length > 0) {
         this.reserved.push(...decision.reserved);
         // Requests of this process that wait may take them.

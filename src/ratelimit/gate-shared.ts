@@ -50,10 +50,7 @@ function keepLeases(state: GateState, owner: string, renew = false): GateState {
     if (owners.has(name)) leases[name] = count;
   }
   if (owners.has(owner)) leases[owner] = (leases[owner] ?? 0) + (renew ? 1 : 0);
-  const same =
-    Object.keys(leases).length === Object.keys(state.leases ?? {}).length &&
-    Object.entries(leases).every(([name, count]) => state.leases?.[name] === count);
-  if (same) return state;
+  if (JSON.stringify(leases) === JSON.stringify(state.leases ?? {})) return state;
   const next: GateState = { ...state, leases };
   if (Object.keys(leases).length === 0) delete next.leases;
   return next;
@@ -168,7 +165,7 @@ export class SharedState {
     this.stopRenewing = (processes.every ?? realTimer)(CLAIM_RENEW_MS, () => {
       if (renewing) return;
       renewing = true;
-      this.change((state) => keepLeases(state, this.owner, true), undefined, false)
+      this.change((state) => keepLeases(state, this.owner, true), false)
         .catch(() => {
           // The store is lost: this process sends nothing more, and its claims lapse.
         })
@@ -182,21 +179,17 @@ export class SharedState {
    * file that cannot be used (a full disk, a folder pets may not write) leaves this process
    * with a state of its own: it still keeps to the rules, only not across processes.
    */
-  async change<T = GateState>(
-    step: (state: GateState) => T,
-    stateOf: (result: T) => GateState = (result) => result as unknown as GateState,
-    learnt = true,
-  ): Promise<T> {
+  async change(step: (state: GateState) => GateState, learnt = true): Promise<GateState> {
     if (this.stops.storeLost) throw this.stops.storeLost;
-    let result: T;
     // Each change keeps this process's lease as its unplaced claims need it.
-    let written: GateState = EMPTY_STATE;
-    const leased = (value: T) => {
-      written = this.hooks.processes ? keepLeases(stateOf(value), this.owner) : stateOf(value);
-      return { state: written, result: value };
+    const leased = (state: GateState) => {
+      const next = step(state);
+      const written = this.hooks.processes ? keepLeases(next, this.owner) : next;
+      return { state: written, result: written };
     };
+    let written: GateState;
     try {
-      result = await this.store.update((state) => leased(step(state)));
+      written = await this.store.update(leased);
     } catch (error) {
       if (error instanceof InterruptedError) throw error;
       if (this.store.shared !== undefined) throw this.stops.loseStore(error, this.store.shared);
@@ -205,14 +198,13 @@ export class SharedState {
       this.hooks.warn?.(
         `the rate-limit state cannot be written in ${this.store.folder ?? 'the config folder'} (${reason.split(',')[0]}); this command keeps to the limits alone, not shared with other pets processes`,
       );
-      const last = this.safeRead();
-      this.store = memoryStore(last);
-      result = await this.store.update((state) => leased(step(state)));
+      this.store = memoryStore(this.safeRead());
+      written = await this.store.update(leased);
     }
     this.known = written;
     this.renewWhileUnplaced();
     if (learnt) this.hooks.learnt();
-    return result;
+    return written;
   }
 
   /**

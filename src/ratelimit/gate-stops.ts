@@ -46,7 +46,6 @@ export class Stops {
     private readonly clock: Clock,
     private readonly time: ServerClock,
     private readonly waits: Waits,
-    private readonly maxWaitMs: number,
     private readonly trace: (line: string) => void,
     private readonly redact?: (text: string) => string,
   ) {}
@@ -203,9 +202,10 @@ export class Stops {
 
   /** Why a wait of `waitMs` is refused: longer than --max-wait, or than what is left of it. */
   private beyondMaxWait(waitMs: number): string {
-    const flag = `--max-wait (${exactSeconds(this.maxWaitMs)})`;
+    const { maxWaitMs } = this.waits.limits;
+    const flag = `--max-wait (${exactSeconds(maxWaitMs)})`;
     const waitedMs = this.waits.waitedMs;
-    if (waitMs > this.maxWaitMs || waitedMs === 0) return `beyond ${flag}`;
+    if (waitMs > maxWaitMs || waitedMs === 0) return `beyond ${flag}`;
     return `more than is left of ${flag} after the ${exactSeconds(waitedMs)} this command has waited`;
   }
 

@@ -9,20 +9,17 @@ import { Learning, type LearningOptions } from './gate-learn.js';
 import { SharedState, type ProcessView } from './gate-shared.js';
 import { Stops } from './gate-stops.js';
 import { Waits, type Waiter } from './gate-waits.js';
+import type { WaitLimits } from './wait-limits.js';
 
 export { ANOTHER_CLIENT } from './gate-stops.js';
 export { LEARNING_POLL_MS } from './gate-decide.js';
 export { CLAIM_LEASE_MS, CLAIM_RENEW_MS, type ProcessView } from './gate-shared.js';
 export type { Waiter, WaitNotice } from './gate-waits.js';
 
-export interface GateOptions extends LearningOptions {
+/** With its wait limits (wait-limits.ts): by default, none but maxWaitMs. */
+export interface GateOptions extends LearningOptions, Partial<WaitLimits> {
   send: HttpSender;
-  /** The most one command may spend waiting on limits, in all, before it gives up (exit 5). */
   maxWaitMs: number;
-  /** The longest one wait may be (a batch left unattended); default: no bound of its own. */
-  eachWaitMs?: number;
-  /** A ban stops the command rather than being waited out (a batch left unattended). */
-  stopOnBan?: boolean;
   /** The key's state, shared with the other pets processes that use it. */
   store?: StateStore;
   /** How long a request may be in flight before its claim on the budget lapses. */
@@ -64,28 +61,20 @@ export class RateGate {
 
   constructor(private readonly options: GateOptions) {
     const trace = (line: string) => options.trace?.(line);
-    const limits = {
-      maxWaitMs: options.maxWaitMs,
-      eachWaitMs: options.eachWaitMs ?? Number.POSITIVE_INFINITY,
-      stopOnBan: options.stopOnBan ?? false,
-    };
-    const wait = options.wait ?? ((ms, _notice, signal) => options.clock.sleep(ms, signal));
-    this.time = new ServerClock(options.clock);
-    const self = options.processes?.self ?? `${process.pid}.unknown`;
+    const { clock, processes, warn, maxWaitMs } = options;
+    const { eachWaitMs = Infinity, stopOnBan = false } = options;
+    const limits = { maxWaitMs, eachWaitMs, stopOnBan };
+    const wait = options.wait ?? ((ms, _notice, signal) => clock.sleep(ms, signal));
+    const time = (this.time = new ServerClock(clock));
+    const self = processes?.self ?? `${process.pid}.unknown`;
     const claimPrefix = `${self}.${Math.floor(options.random() * 1e9).toString(36)}`;
-    const { clock, warn, redact } = options;
-    this.waits = new Waits(limits, clock, this.time, wait, trace, options.random);
-    this.stops = new Stops(clock, this.time, this.waits, options.maxWaitMs, trace, redact);
-    const store = options.store ?? memoryStore();
-    this.shared = new SharedState(store, claimPrefix, this.time, this.stops, {
-      ...(options.processes && { processes: options.processes }),
-      ...(warn && { warn }),
-      trace,
-      learnt: () => this.waits.wake(),
-    });
-    const { time, shared, stops, waits } = this;
+    const waits = (this.waits = new Waits(limits, clock, time, wait, trace, options.random));
+    const stops = (this.stops = new Stops(clock, time, waits, trace, options.redact));
+    const hooks = { processes, warn, trace, learnt: () => waits.wake() };
+    const shared = new SharedState(options.store ?? memoryStore(), claimPrefix, time, stops, hooks);
+    this.shared = shared;
     this.deciding = new Deciding(claimPrefix, options.claimMs, clock, time, shared, stops, waits);
-    this.learning = new Learning(options, this.time, this.shared, this.stops);
+    this.learning = new Learning(options, time, shared, stops);
   }
 
   /**
@@ -136,7 +125,6 @@ export class RateGate {
     }
   }
 
-  /** Requests sent so far by this process. */
   get sentCount(): number {
     return this.stops.sent;
   }
