@@ -1,8 +1,3 @@
-/** The part of the rate gate's state that sizes a batch. */
-export interface RateGateView {
-  quota?: { limit: number };
-}
-
 const UNKNOWN_LIMIT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 16;
 
@@ -11,7 +6,7 @@ const MAX_CONCURRENCY = 16;
  * known per-minute limit at a second per request, at least 1, at most 16. With no known
  * limit, 8: the gate paces whatever the first answers reveal.
  */
-export function defaultConcurrency(state: RateGateView | undefined): number {
+export function defaultConcurrency(state: { quota?: { limit: number } } | undefined): number {
   const limit = state?.quota?.limit;
   if (limit === undefined) return UNKNOWN_LIMIT_CONCURRENCY;
   return Math.min(MAX_CONCURRENCY, Math.max(1, Math.ceil(limit / 60)));

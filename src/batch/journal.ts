@@ -180,12 +180,8 @@ function replay(fd: number, path: string, target: JournalTarget): Replayed {
   const holdUnknown = (name: string) => {
     if (!records.has(name)) records.set(name, { outcome: 'unknown' });
   };
-  const read = (line: string, first: boolean) => {
+  const read = (line: string) => {
     const trimmed = line.trim();
-    if (first) {
-      header = parseHeader(trimmed);
-      return;
-    }
     if (!trimmed) return;
     let entry: unknown = scanEntry(trimmed);
     try {
@@ -205,13 +201,19 @@ function replay(fd: number, path: string, target: JournalTarget): Replayed {
     }
   };
   let lines = 0;
+  let startsAsHeader = false;
   const { size, torn } = forEachLine(fd, (bytes, start, end) => {
-    read(bytes.toString('utf8', start, end), lines === 0);
+    const line = bytes.toString('utf8', start, end);
+    if (lines > 0) read(line);
+    else {
+      header = parseHeader(line.trim());
+      startsAsHeader = startsAs(line, HEADER_START);
+    }
     // A long replay holds the event loop: the journal's lease is renewed as it goes.
     if (++lines % 65_536 === 0) renewLeases();
   });
   // An empty file, or a header a crash cut short: it says nothing of a record.
-  const started = !(size === 0 || (size === torn && startsAs(readHead(fd, size), HEADER_START)));
+  const started = !(size === 0 || (size === torn && startsAsHeader));
   if (started) checkTarget(path, header, target);
   return { size, torn, started, records, tornPrefixes };
 }
@@ -231,12 +233,6 @@ function parseHeader(line: string): Record<string, unknown> | undefined {
 /** Whether `text` is `start` cut short, or starts with all of it: what a tear may leave of it. */
 function startsAs(text: string, start: string): boolean {
   return text.length < start.length ? start.startsWith(text) : text.startsWith(start);
-}
-
-function readHead(fd: number, size: number): string {
-  const head = Buffer.alloc(Math.min(size, HEADER_START.length));
-  readSync(fd, head, 0, head.length, 0);
-  return head.toString('utf8');
 }
 
 function revive(entry: Record<string, unknown>): PreviousRecord | undefined {

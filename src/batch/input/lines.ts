@@ -23,42 +23,27 @@ export class LineSplitter {
     while (start < chunk.length) {
       const newline = chunk.indexOf(LF, start);
       const end = newline === -1 ? chunk.length : newline;
-      if (newline !== -1 && this.partial.length === 0 && !this.partialTooLong) {
-        // The common case: the whole line is inside this chunk, so decode it in place.
-        yield end - start > MAX_RECORD_BYTES
-          ? { number: this.number, problem: LINE_TOO_LONG }
-          : this.toLine(chunk.subarray(start, end));
-      } else {
-        if (!this.partialTooLong && !this.partial.append(chunk, start, end)) {
-          this.partialTooLong = true;
-        }
-        if (newline === -1) return;
-        yield this.finishPartial();
+      if (!this.partialTooLong && !this.partial.append(chunk, start, end)) {
+        this.partialTooLong = true;
       }
-      this.number++;
+      if (newline === -1) return;
+      yield this.finishLine();
       start = newline + 1;
     }
   }
 
   /** The last line, when the input does not end with a newline. */
   *end(): Generator<Line> {
-    if (this.partial.length > 0 || this.partialTooLong) yield this.finishPartial();
+    if (this.partial.length > 0 || this.partialTooLong) yield this.finishLine();
   }
 
-  private toLine(bytes: Uint8Array): Line {
-    const text = this.decode(bytes);
-    return text === undefined
-      ? { number: this.number, problem: NOT_UTF8 }
-      : { number: this.number, text };
-  }
-
-  private finishPartial(): Line {
-    const line = this.partialTooLong
-      ? { number: this.number, problem: LINE_TOO_LONG }
-      : this.toLine(this.partial.view());
+  private finishLine(): Line {
+    const number = this.number++;
+    const text = this.partialTooLong ? undefined : this.decode(this.partial.view());
     this.partial.clear();
+    const problem = this.partialTooLong ? LINE_TOO_LONG : NOT_UTF8;
     this.partialTooLong = false;
-    return line;
+    return text === undefined ? { number, problem } : { number, text };
   }
 }
 
