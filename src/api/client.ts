@@ -47,11 +47,6 @@ export interface DeprecationHeaders {
   link?: string;
 }
 
-export interface GetPetResult {
-  pet: Pet;
-  deprecation: DeprecationHeaders;
-}
-
 /** The three operations of the Animal Store API v1, with every answer checked against the contract. */
 export class PetsApi {
   constructor(private readonly options: PetsApiOptions) {}
@@ -74,7 +69,10 @@ export class PetsApi {
     }
   }
 
-  async getPet(id: bigint, options: CallOptions = {}): Promise<GetPetResult> {
+  async getPet(
+    id: bigint,
+    options: CallOptions = {},
+  ): Promise<{ pet: Pet; deprecation: DeprecationHeaders }> {
     // Said the same way whether one id was asked for or many.
     const notFound = `no pet with id ${id}`;
     const answer = await this.call('GET', `/pets/${id}`, undefined, options, readPet, notFound);

@@ -34,9 +34,7 @@ export function isPetStatus(value: unknown): value is PetStatus {
 
 /** Parses a decimal integer string within int64, or returns undefined. */
 export function parseInt64(text: string): bigint | undefined {
-  if (!/^-?\d{1,19}$/.test(text)) return undefined;
-  const value = BigInt(text);
-  return value >= INT64_MIN && value <= INT64_MAX ? value : undefined;
+  return /^-?\d{1,19}$/.test(text) ? toInt64(BigInt(text)) : undefined;
 }
 
 /** Accepts a JSON integer as parsed by our int64-safe parser (number or bigint). */

@@ -207,16 +207,12 @@ class StderrReader {
   add(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     const text = Buffer.from(bytes).toString();
-    if (this.debug === undefined && text.startsWith('jq: error')) {
-      this.error = (this.error ?? '') + text;
-      return;
-    }
     if (this.debug === undefined) {
-      this.release();
-      if (!couldBeDebug(text)) {
-        this.held = text;
+      if (text.startsWith('jq: error')) {
+        this.error = (this.error ?? '') + text;
         return;
       }
+      this.release();
       this.debug = '';
     }
     this.debug += text;
@@ -224,7 +220,7 @@ class StderrReader {
       this.output.say('debug', this.debug.slice(0, -1));
       this.debug = undefined;
     } else if (!couldBeDebug(this.debug) || this.debug.length > JQ_LINE_BYTES) {
-      // Raw text that began as a debug line does (or one too long to hold, said as it is).
+      // Raw text, or text that began as a debug line and is not one (or is too long to hold).
       this.held = this.debug;
       this.debug = undefined;
     }
@@ -296,15 +292,14 @@ class Lines {
  * kill -9: its journal already holds every record sent.
  */
 function whileSignalsEnd<T>(work: () => T): T {
-  const signals = Object.keys(STOP_SIGNALS) as StopSignal[];
-  const handlers = signals.map((signal) => [signal, process.listeners(signal)] as const);
+  const handlers = (Object.keys(STOP_SIGNALS) as StopSignal[]).map(
+    (signal) => [signal, process.listeners(signal)] as const,
+  );
   for (const [signal] of handlers) process.removeAllListeners(signal);
   try {
     return work();
   } finally {
-    for (const [signal, listeners] of handlers) {
-      for (const listener of listeners) process.on(signal, listener);
-    }
+    for (const [signal, listeners] of handlers) listeners.forEach((l) => process.on(signal, l));
   }
 }
 
