@@ -342,26 +342,19 @@ function byteLists(text: string, bytes: number): EncodedRun[] {
 
 /** The byte list of `text` that starts at `at`, if one does. */
 function listAt(text: string, at: number): EncodedRun | undefined {
-  HEX_LIST.lastIndex = at;
+  HEX_LIST.lastIndex = DECIMAL_LIST.lastIndex = at;
   const hex = HEX_LIST.exec(text);
-  if (hex) {
-    const digits = hex[0].replace(/0x/gi, '').replace(/[^0-9a-f]/gi, '');
-    const decoded = [Buffer.from(digits, 'hex').toString('latin1')];
-    return { start: at, stop: at + hex[0].length, decoded };
-  }
-  DECIMAL_LIST.lastIndex = at;
-  const decimal = DECIMAL_LIST.exec(text);
-  if (!decimal) return undefined;
-  // Java writes bytes from 128 up as negative numbers.
-  const codes = decimal[0]
-    .match(/-?\d+/g)!
-    .map((n) => (Number(n) < 0 ? Number(n) + 256 : Number(n)));
-  return {
-    start: at,
-    stop: at + decimal[0].length,
-    // One by one: a list of a million numbers is more arguments than a call takes.
-    decoded: [codes.map((code) => String.fromCharCode(code)).join('')],
-  };
+  const list = hex ?? DECIMAL_LIST.exec(text);
+  if (!list) return undefined;
+  const decoded = hex
+    ? Buffer.from(hex[0].replace(/0x|[^0-9a-f]/gi, ''), 'hex').toString('latin1')
+    : // Java writes bytes from 128 up as negative numbers. One by one: a list of a million
+      // numbers is more arguments than a call takes.
+      list[0]
+        .match(/-?\d+/g)!
+        .map((n) => String.fromCharCode(+n < 0 ? +n + 256 : +n))
+        .join('');
+  return { start: at, stop: at + list[0].length, decoded: [decoded] };
 }
 
 /** `text` without its fillers, and where each of its characters is in `text`. */

@@ -100,19 +100,15 @@ function ownFolder(path: string): boolean {
 
 /** An entry's bytes, when it is a regular file (not a link) that only this user can write. */
 function readOwnFile(path: string): Buffer | undefined {
-  let fd: number;
+  let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return undefined;
-  }
-  try {
     const stats = fstatSync(fd);
     return stats.isFile() && ownedSafely(stats) ? readFileSync(fd) : undefined;
   } catch {
     return undefined;
   } finally {
-    closeSync(fd);
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -147,14 +143,12 @@ const ENTRY = /^(.+\.js-[0-9a-f]{8})-([0-9a-f]{16})-/;
 
 /** Entries for another build of a file just cached: left by an upgrade, never read again. */
 function removeStale(dir: string, compiled: ReadonlyArray<{ path: string }>): void {
-  const builds = new Map<string, string>();
+  const names = readdirSync(dir);
   for (const { path } of compiled) {
-    const [, file, build] = ENTRY.exec(basename(path)) ?? [];
-    if (file && build) builds.set(file, build);
-  }
-  for (const name of readdirSync(dir)) {
-    const [, file, build] = ENTRY.exec(name) ?? [];
-    const current = file && builds.get(file);
-    if (current && build !== current) rmSync(join(dir, name), { force: true });
+    const [, file, build] = ENTRY.exec(basename(path))!;
+    for (const name of names) {
+      const stale = name.startsWith(`${file}-`) && !name.startsWith(`${file}-${build}-`);
+      if (stale) rmSync(join(dir, name), { force: true });
+    }
   }
 }
