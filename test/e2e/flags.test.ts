@@ -513,8 +513,9 @@ describe('every message about what was sent, against the --debug trace', () => {
       'sent\tnothing: the GET /pets?limit=1 to learn the quota did not reach the server\n',
     );
     expect(result.stdout).not.toContain('one GET');
-    // Tried, as the trace shows, and refused before a byte left.
+    // Tried, as the trace shows, and refused before a byte left; the plan says why it lacks the quota.
     expect(result.stderr).toMatch(/connection refused/);
+    expect(result.stderr).toMatch(/warning: could not learn the quota: /);
     expect(traced(result.stderr).answered).toBe(0);
     const json = await runBinary(['add', '--file', records(), '--dry-run', '--json'], {
       ...env,

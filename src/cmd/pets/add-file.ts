@@ -447,7 +447,8 @@ function noticeIgnoredIds(session: Session, notes: ReadNotes): void {
 
 /**
  * The run's plan: the input read through against the journal, when it can be read twice
- * (`survey`: a file), and what is known of the key's quota.
+ * (`survey`: a file), and what is known of the key's quota; `ask` (a dry run): when nothing is
+ * known of it yet, one cheap GET tells the window, as `pets quota` does.
  */
 async function makePlan(
   session: Session,
@@ -456,36 +457,26 @@ async function makePlan(
   journal: Pick<Journal, 'records' | 'previous'>,
   { api, gate }: KeyApi,
   run: { survey: boolean; ask: boolean; notes?: ReadNotes },
-): Promise<BatchPlan & { askFailed?: PetsError }> {
-  const { survey, ask } = run;
+): Promise<BatchPlan> {
   const { surveyRecords, quotaOutlook } = await import('../../batch/plan.js');
-  const records: RecordSurvey | undefined = survey
+  const records: RecordSurvey | undefined = run.survey
     ? await surveyRecords(await source.records(run.notes), journal, options.retryUnknown)
     : undefined;
-  const now = session.clock.now;
-  let state = gate.snapshot;
-  let outlook = quotaOutlook(state, now());
-  let askFailed: PetsError | undefined;
-  if (ask && outlook.kind === 'unknown' && outlook.blockedUntilMs === undefined) {
-    // Nothing known yet: one cheap GET tells the window, as `pets quota` does.
-    const before = gate.sentCount;
-    try {
-      await api.listPets({ limit: 1 }, { signal: session.signal });
-    } catch (error) {
-      if (!(error instanceof PetsError)) throw error;
-      askFailed = error;
-    }
-    // What the gate let go, not what was tried: a GET that never connected was not sent.
-    const sent = gate.sentCount - before;
-    state = gate.snapshot;
-    outlook = { ...quotaOutlook(state, now(), { asked: sent > 0 }), askedRequests: sent };
+  const outlook = quotaOutlook(gate.snapshot, session.clock.now());
+  if (!run.ask || outlook.kind !== 'unknown' || outlook.blockedUntilMs !== undefined) {
+    return { options, records, quota: outlook };
   }
-  return {
-    options,
-    ...(records ? { records } : {}),
-    quota: outlook,
-    ...(askFailed ? { askFailed } : {}),
-  };
+  const before = gate.sentCount;
+  try {
+    await api.listPets({ limit: 1 }, { signal: session.signal });
+  } catch (error) {
+    if (!(error instanceof PetsError)) throw error;
+    await session.terminal.warn(`could not learn the quota: ${error.message}`);
+  }
+  // What the gate let go, not what was tried: a GET that never connected was not sent.
+  const sent = gate.sentCount - before;
+  const asked = quotaOutlook(gate.snapshot, session.clock.now(), { asked: sent > 0 });
+  return { options, records, quota: { ...asked, askedRequests: sent } };
 }
 
 /** --dry-run: reads and checks every record, and says what a run would do, sending no create. */
@@ -506,9 +497,6 @@ async function dryRun(
   noticeIgnoredIds(session, notes);
   const now = session.clock.now();
   const { planFields, planJson } = await import('./add-plan.js');
-  if (plan.askFailed) {
-    await session.terminal.warn(`could not learn the quota: ${plan.askFailed.message}`);
-  }
   if (session.terminal.mode === 'json') {
     await session.terminal.printJson(planJson(plan, now));
   } else {
