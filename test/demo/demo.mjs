@@ -1,6 +1,6 @@
 // `npm run demo`: starts the embedded sandbox on a free port, drives the built pets CLI
 // against it the way a user would, and stops the sandbox. Then a rate-limited import against
-// a second sandbox whose window lasts 3 s: the plan, the waits, a Ctrl-C and the resume, in
+// a second sandbox whose window lasts 2 s: the plan, the waits, a Ctrl-C and the resume, in
 // seconds. The config lives in a temporary folder, so the user's own profiles are never touched.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -146,17 +146,19 @@ try {
   await pets('pets --profile staging list');
   await pets('pets --json get 1 -q');
 
-  // The import: the free plan's ban, but 10 requests per window of 3 s instead of 60 per minute.
+  // The import: the free plan's ban, but 10 requests per window of 2 s instead of 60 per minute.
+  // 20 pets take three windows (the login uses a request of the first), so that the run is
+  // stopped in its first wait and its resume waits too.
   const { startSandbox } = require('../../dist/sandbox/index.js');
-  shelter = await startSandbox({ plan: 'free', rpm: 10, windowSeconds: 3 });
+  shelter = await startSandbox({ plan: 'free', rpm: 10, windowSeconds: 2 });
   writeFileSync(join(home, 'key.txt'), shelter.key);
-  const names = Array.from({ length: 30 }, (_, i) => `Pup ${String(i + 1).padStart(2, '0')}`);
+  const names = Array.from({ length: 20 }, (_, i) => `Pup ${String(i + 1).padStart(2, '0')}`);
   const csv = names.map((name, i) => `${name},${(i % 3) + 1},available`);
   writeFileSync(join(home, 'catalogue.csv'), `name,categoryId,status\n${csv.join('\n')}\n`);
 
   show(
-    `Import a catalogue of 30 pets into another sandbox, at ${shelter.baseUrl}, whose key may ` +
-      'send 10 requests per 3-second window.',
+    `Import a catalogue of 20 pets into another sandbox, at ${shelter.baseUrl}, whose key may ` +
+      'send 10 requests per 2-second window.',
   );
   await pets(`pets profile set shelter --base-url ${shelter.baseUrl}`);
   await pets('pets auth login --profile shelter --with-key < key.txt');
@@ -171,20 +173,21 @@ try {
   const createdSoFar = () => shelter.pets().length;
   const firstRun = await atTerminal(
     'pets --profile shelter add --file catalogue.csv',
-    until(() => createdSoFar() >= 10).then(() => sleep(1500)),
+    // A second after the first pet: in the wait for the second window, before the last pet.
+    until(() => createdSoFar() >= 1).then(() => sleep(1000)),
   );
   const resume = /Resume with: (pets .+)/.exec(firstRun.text)?.[1]?.trim();
   if (!resume) throw new Error('the import printed no command to resume it');
 
-  show(`${createdSoFar()} of 30 were created. The resume command, exactly as printed:`);
+  show(`${createdSoFar()} of 20 were created. The resume command, exactly as printed:`);
   await atTerminal(resume);
 
-  show('Every pet once: the server holds 30 pets, 30 distinct names.');
+  show('Every pet once: the server holds 20 pets, 20 distinct names.');
   await pets(
     `pets --profile shelter list --limit 100 --jq 'length, ([.[].name] | unique | length)'`,
   );
   const held = shelter.pets().map((pet) => pet.name);
-  if (held.length !== 30 || new Set(held).size !== 30) {
+  if (held.length !== 20 || new Set(held).size !== 20) {
     throw new Error(`the shelter holds ${held.length} pets, ${new Set(held).size} distinct`);
   }
 } catch (error) {
