@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { monotonicMs } from './clock.js';
-import { pidSpace, processName, provablyGone } from './process-alive.js';
+import { pidSpace, processAlive, processName, seeProcess } from './process-alive.js';
 
 // One lock for every file pets shares between processes: the journal, the config, the rate
 // gate's state. Its one behaviour:
@@ -147,12 +147,8 @@ class Lock implements FileLock {
     this.lease = { renewedMs: Number.NEGATIVE_INFINITY, timing };
   }
 
-  tryTake(): Release | LockBusy {
-    return this.take1(true);
-  }
-
-  /** One try; a lock that is `reused` keeps its folder for the next take. */
-  private take1(reused: boolean): Release | LockBusy {
+  /** A lock that is `reused` keeps its folder for the next take. */
+  tryTake(reused = true): Release | LockBusy {
     if (this.holding) return { holder: process.pid, lockPath: this.lockPath };
     this.prepare();
     for (let round = 0; round < ROUNDS; round++) {
@@ -170,7 +166,7 @@ class Lock implements FileLock {
 
   takeUnlessLive(): Release | LockBusy {
     for (;;) {
-      const taken = this.take1(false);
+      const taken = this.tryTake(false);
       if (typeof taken === 'function' || !taken.undecided) return taken;
       renewLeases();
       sleepSync(50);
@@ -275,7 +271,7 @@ class Lock implements FileLock {
     const holder = Number(owner[1]);
     const space = owner[2]!;
     if (space === pidSpace()) {
-      if (!provablyGone(holder, space)) return { holder, lockPath };
+      if (processAlive(holder)) return { holder, lockPath };
     } else {
       const lease = this.watchLease(entry);
       if (lease !== 'lapsed')
@@ -366,9 +362,9 @@ function sweepDead(lockPath: string): void {
   }
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
-    const owner = OWNER.exec(name.slice(prefix.length));
-    if (owner && provablyGone(Number(owner[1]), owner[2]!)) {
-      removeFolder(join(dirname(lockPath), name), name.slice(prefix.length));
+    const owner = name.slice(prefix.length);
+    if (OWNER.test(owner) && seeProcess(owner) === 'gone') {
+      removeFolder(join(dirname(lockPath), name), owner);
     }
   }
 }

@@ -36,14 +36,6 @@ export function pidSpace(): string | undefined {
 }
 
 /**
- * Whether process `pid` of PID namespace `itsSpace` has provably ended: it ran in this
- * namespace, and no process has its id. A process of another namespace may run unseen.
- */
-export function provablyGone(pid: number, itsSpace: string): boolean {
-  return itsSpace === pidSpace() && !processAlive(pid);
-}
-
-/**
  * This process as others name it in what they share (a rate gate's claims): its id and its
  * PID namespace, `<pid>.<namespace>`.
  */

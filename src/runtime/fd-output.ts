@@ -40,22 +40,12 @@ const PAUSE = new Int32Array(new SharedArrayBuffer(4));
  * nothing, so only a character device that may be a terminal asks node:tty.
  */
 export async function isTerminal(fd: number): Promise<boolean> {
-  let device: number;
   try {
     const stats = fstatSync(fd);
     if (!stats.isCharacterDevice()) return false;
-    device = stats.rdev;
+    if (stats.rdev === statSync('/dev/null', { throwIfNoEntry: false })?.rdev) return false;
   } catch {
     return false;
   }
-  if (device === nullDevice()) return false;
   return (await import('node:tty')).isatty(fd);
-}
-
-function nullDevice(): number | undefined {
-  try {
-    return statSync('/dev/null').rdev;
-  } catch {
-    return undefined;
-  }
 }
