@@ -32,7 +32,6 @@ export function isPetStatus(value: unknown): value is PetStatus {
   return typeof value === 'string' && (PET_STATUSES as readonly string[]).includes(value);
 }
 
-/** Parses a decimal integer string within int64, or returns undefined. */
 export function parseInt64(text: string): bigint | undefined {
   return /^-?\d{1,19}$/.test(text) ? toInt64(BigInt(text)) : undefined;
 }

@@ -75,14 +75,9 @@ export function createProxyAgents(agentOptions: object, timeoutMs: number) {
 function withoutAddressAsServerName(connect: Connector): Connector {
   return (options, callback) =>
     connect(
-      options.servername && isAddress(options.servername)
+      options.servername && isIP(options.servername.replace(/^\[(.*)\]$/, '$1'))
         ? { ...options, servername: undefined }
         : options,
       callback,
     );
-}
-
-/** An IPv4 or IPv6 address, the latter with or without the brackets a URL gives it. */
-function isAddress(host: string): boolean {
-  return isIP(host.replace(/^\[(.*)\]$/, '$1')) !== 0;
 }

@@ -43,11 +43,10 @@ export function namesProxy(env: Env): boolean {
  */
 export function proxySettings(env: Env): ProxySettings | undefined {
   if (!namesProxy(env)) return undefined;
-  const noProxy = readVariable(env, NO_PROXY_VARIABLES);
   return {
     https: proxyOf(env, PROXY_VARIABLES.https),
     http: proxyOf(env, PROXY_VARIABLES.http),
-    bypasses: noProxyMatcher(noProxy?.value ?? ''),
+    bypasses: noProxyMatcher(readVariable(env, NO_PROXY_VARIABLES)?.value ?? ''),
   };
 }
 
@@ -110,14 +109,12 @@ function noProxyMatcher(value: string): (url: URL) => boolean {
   if (value === '*') return () => true;
   const names: Array<{ name: string; port: number }> = [];
   const ranges = new BlockList();
-  let hasRanges = false;
   for (const entry of value.split(/[\s,]+/)) {
     if (!entry) continue;
     const cidr = /^\[?([0-9a-f.:]+)\]?\/(\d{1,3})$/i.exec(entry);
     const family = cidr && isIP(cidr[1]!);
     if (cidr && family) {
       ranges.addSubnet(cidr[1]!, Number(cidr[2]), family === 6 ? 'ipv6' : 'ipv4');
-      hasRanges = true;
       continue;
     }
     // host, host:port, [IPv6] or [IPv6]:port; a bare IPv6 address is the whole entry.
@@ -129,7 +126,7 @@ function noProxyMatcher(value: string): (url: URL) => boolean {
     const host = normalHost(url.hostname.replace(/^\[(.*)\]$/, '$1'));
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     const family = isIP(host);
-    if (hasRanges && family && ranges.check(host, family === 6 ? 'ipv6' : 'ipv4')) return true;
+    if (family && ranges.check(host, family === 6 ? 'ipv6' : 'ipv4')) return true;
     return names.some(
       (entry) =>
         (!entry.port || entry.port === port) &&

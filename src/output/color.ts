@@ -5,9 +5,8 @@ import type { Env } from '../config/paths.js';
  * FORCE_COLOR=0 or TERM=dumb. chalk does not read NO_COLOR itself, so the choice is made here.
  */
 export function colorEnabled(isTTY: boolean, env: Env, colorFlag: boolean): boolean {
-  if (!colorFlag || (env.NO_COLOR !== undefined && env.NO_COLOR !== '')) return false;
+  if (!colorFlag || env.NO_COLOR || env.TERM === 'dumb') return false;
   if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return false;
-  if (env.TERM === 'dumb') return false;
   return isTTY;
 }
 

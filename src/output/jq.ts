@@ -276,7 +276,6 @@ class Lines {
     return text;
   }
 
-  /** The part line held, taken. */
   rest(): string {
     const text = Buffer.concat(this.partial).toString();
     this.partial = [];
