@@ -143,6 +143,7 @@ interface Forms {
 /** Every per-character form but the character itself holds one of these. */
 const MARKER = /[\\%&+=]/;
 
+/** The forms of each secret, compiled once and kept: redaction runs on every write. */
 const compiled = new Map<string, Forms>();
 
 /**
@@ -168,7 +169,8 @@ export function redact(text: string, secrets: Iterable<string>): string {
   let result = text;
   const forms: Forms[] = [];
   for (const secret of secrets) {
-    const secretForms = formsOf(secret);
+    const secretForms = compiled.get(secret) ?? compileForms(secret);
+    compiled.set(secret, secretForms);
     if (!secretForms.inUrlsOnly && result.includes(secret)) {
       result = result.split(secret).join('***');
     }
@@ -369,13 +371,6 @@ function withoutFillers(text: string): { visible: string; kept: number[] } {
   }
   for (let i = from; i < text.length; i++) kept.push(i);
   return { visible: visible + text.slice(from), kept };
-}
-
-/** The forms of `secret`, compiled once per secret and kept: redaction runs on every write. */
-function formsOf(secret: string): Forms {
-  let forms = compiled.get(secret);
-  if (!forms) compiled.set(secret, (forms = compileForms(secret)));
-  return forms;
 }
 
 function compileForms(secret: string): Forms {

@@ -1,6 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import {
   closeSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -138,9 +139,16 @@ export async function restartForExtraCaCerts(argv: readonly string[]): Promise<v
     const { NODE_EXTRA_CA_CERTS: _, ...env } = process.env;
     return execve(argv, env);
   }
-  if (scannedClean(file)) return;
-  const scan = await readAndScan(file);
-  if (scan?.failure === undefined) return rememberClean(file);
+  const clean = cleanEntry(file);
+  if (clean?.seen) return;
+  let scan: ExtraCaScan | undefined;
+  try {
+    // node:crypto is loaded here only: a run without the variable pays for none of this.
+    scan = scanExtraCaCerts(readFileSync(file), (await import('node:crypto')).X509Certificate);
+  } catch {
+    // Opens but does not read (a folder): left to Node.
+  }
+  if (scan?.failure === undefined) return rememberClean(clean);
   const message =
     `Node cannot load all of NODE_EXTRA_CA_CERTS ${file} (${scan.failure}): only the ` +
     `${scan.kept} certificate(s) before the fault are trusted. Fix the file, or unset ` +
@@ -163,44 +171,27 @@ export async function restartForExtraCaCerts(argv: readonly string[]): Promise<v
 // size and times, in the cache folder. Whoever could plant an entry gains only Node's own line.
 const CLEAN_ENTRY = 'extra-ca-clean';
 
-function identity(file: string): string | undefined {
+/** The entry that remembers a clean file, what it holds for `file` as it is now, and whether it does. */
+function cleanEntry(file: string): { path: string; known: string; seen: boolean } | undefined {
+  const folder = cacheDir(process.env);
+  if (!folder) return undefined;
+  const path = join(folder, CLEAN_ENTRY);
   try {
     const { dev, ino, size, mtimeMs, ctimeMs } = statSync(file);
-    return `${file}\t${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}\n`;
+    const known = `${file}\t${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}\n`;
+    return { path, known, seen: existsSync(path) && readFileSync(path, 'utf8') === known };
   } catch {
     return undefined;
   }
 }
 
-function scannedClean(file: string): boolean {
+function rememberClean(clean: { path: string; known: string } | undefined): void {
+  if (!clean) return;
   try {
-    const folder = cacheDir(process.env);
-    return !!folder && readFileSync(join(folder, CLEAN_ENTRY), 'utf8') === identity(file);
-  } catch {
-    return false;
-  }
-}
-
-function rememberClean(file: string): void {
-  const known = identity(file);
-  const folder = cacheDir(process.env);
-  if (known === undefined || !folder) return;
-  try {
-    mkdirSync(folder, { recursive: true, mode: 0o700 });
-    writeFileSync(join(folder, CLEAN_ENTRY), known, { mode: 0o600 });
+    mkdirSync(dirname(clean.path), { recursive: true, mode: 0o700 });
+    writeFileSync(clean.path, clean.known, { mode: 0o600 });
   } catch {
     // No cache folder (read-only home, say): the next run scans again.
-  }
-}
-
-/** node:crypto is loaded here only: a run without the variable pays for none of this. */
-async function readAndScan(file: string): Promise<ExtraCaScan | undefined> {
-  const { X509Certificate } = await import('node:crypto');
-  try {
-    return scanExtraCaCerts(readFileSync(file), X509Certificate);
-  } catch {
-    // Opens but does not read (a folder): left to Node.
-    return undefined;
   }
 }
 

@@ -1,15 +1,5 @@
 import type { Notice } from '../terminal/stderr-notices.js';
 
-/** The warning pets writes for one Node emits (a deprecation, an experimental feature, …). */
-export function nodeWarningNotice(warning: Error & { code?: unknown }): Notice {
-  return {
-    code: 'node_warning',
-    message: warning.message,
-    name: warning.name,
-    nodeCode: typeof warning.code === 'string' ? warning.code : null,
-  };
-}
-
 /** Where pets writes a warning: StderrNotices, as main or the session holds it. */
 interface WarningSink {
   write(kind: 'warning', notice: Notice): void;
@@ -48,12 +38,14 @@ export function routeNodeWarnings(json: () => boolean): NodeWarnings {
   };
   if (printers.length > 0) {
     process.removeAllListeners('warning');
-    process.on('warning', (warning) => {
+    process.on('warning', (warning: Error & { code?: unknown }) => {
       if (!json()) {
         for (const print of printers) print.call(process, warning);
         return;
       }
-      held.push(nodeWarningNotice(warning));
+      // A deprecation, an experimental feature, …: Node's own code, when it gave one.
+      const nodeCode = typeof warning.code === 'string' ? warning.code : null;
+      held.push({ code: 'node_warning', message: warning.message, name: warning.name, nodeCode });
       write(false);
     });
   }
