@@ -40,15 +40,14 @@ export interface JournalRegistry {
 }
 
 function parseEntry(line: string): RegistryEntry | undefined {
-  let entry: Partial<RegistryEntry> | null;
   try {
-    entry = JSON.parse(line) as Partial<RegistryEntry> | null;
+    const entry = JSON.parse(line) as Partial<RegistryEntry> | null;
+    if (typeof entry?.journal !== 'string') return undefined;
+    const head = Array.isArray(entry.head) ? entry.head.filter((n) => typeof n === 'string') : [];
+    return { journal: entry.journal, head };
   } catch {
     return undefined; // the list is written whole: a line that is not JSON is not pets's
   }
-  if (typeof entry?.journal !== 'string') return undefined;
-  const head = Array.isArray(entry.head) ? entry.head.filter((n) => typeof n === 'string') : [];
-  return { journal: entry.journal, head };
 }
 
 export function journalRegistry(

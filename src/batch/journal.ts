@@ -28,8 +28,6 @@ import { RecordIndex, type PreviousRecord } from './record-index.js';
 // ends every write and send of the run; a line it may have torn is never cut: a torn intent
 // holds its record as unknown, and the resume first ends the torn line with a newline.
 
-export type JournalOutcome = 'created' | 'failed' | 'unknown';
-
 /**
  * Who the journal's creates went to: the API origin, the key's fingerprint, the profile. The
  * origin and key bind the journal; the profile and its base URL, as the user gave them, are
@@ -47,7 +45,7 @@ export interface JournalTarget {
 export type { PreviousRecord };
 
 export interface OutcomeEntry {
-  outcome: JournalOutcome;
+  outcome: 'created' | 'failed' | 'unknown';
   id?: bigint;
   retryable?: boolean;
   error?: ErrorJson;
@@ -155,25 +153,12 @@ function tornIntent(line: string): { name: string } | { prefix: string } | undef
   return quote === -1 ? { prefix: rest } : { name: rest.slice(0, quote) };
 }
 
-/** What a journal file holds, read once from its start. */
-interface Replayed {
-  /** Bytes in the file. */
-  size: number;
-  /** Bytes after the last newline: a line torn by a crash or a full disk, or 0. */
-  torn: number;
-  /** False for an empty file, or one holding only the start of a header torn by a crash. */
-  started: boolean;
-  records: RecordIndex;
-  /** The written part of record names whose intents a tear cut short: each holds its records. */
-  tornPrefixes: string[];
-}
-
 /**
  * Reads the journal at `fd` for `target`: each record's last word. A file that is not a pets
  * journal (no header of this format on its first line), or one of another target, is refused
  * with exit 2 before anything is written to it.
  */
-function replay(fd: number, path: string, target: JournalTarget): Replayed {
+function replay(fd: number, path: string, target: JournalTarget) {
   const records = new RecordIndex();
   const tornPrefixes: string[] = [];
   let header: Record<string, unknown> | undefined;
@@ -255,7 +240,7 @@ function revive(entry: Record<string, unknown>): PreviousRecord | undefined {
 }
 
 /** What earlier runs left in a journal, as the engine and the plan ask it. */
-function view(replayed: Replayed): Pick<Journal, 'records' | 'previous'> {
+function view(replayed: ReturnType<typeof replay>): Pick<Journal, 'records' | 'previous'> {
   const { records, tornPrefixes } = replayed;
   const heldByTear = (record: string): PreviousRecord | undefined =>
     tornPrefixes.some((prefix) => record.startsWith(prefix)) ? { outcome: 'unknown' } : undefined;
@@ -344,14 +329,9 @@ export function openJournal(
   place: JournalPlace = {},
 ): Journal {
   const fd = openFile(path, true, place.input);
-  let release: Release;
+  let release: Release = () => {};
   try {
     release = lockJournal(path, fd);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
-  try {
     const replayed = replay(fd, path, target);
     const writer = journalWriter(
       fd,

@@ -57,17 +57,13 @@ function columnsFromHeader(header: CsvRow, ignoreUnknown?: boolean): Columns {
   };
 }
 
-function fieldCount(count: number): string {
-  return count === 1 ? '1 field' : `${count} fields`;
-}
-
 function recordFromRow(row: CsvRow, columns: Columns, notes?: ReadNotes): InputRecord {
   if ('problem' in row) return { line: row.line, problem: row.problem };
   const { fields } = row;
   if (fields.length !== columns.count) {
     return {
       line: row.line,
-      problem: `the row has ${fieldCount(fields.length)} but the header has ${columns.count}`,
+      problem: `the row has ${fields.length} field${fields.length === 1 ? '' : 's'} but the header has ${columns.count}`,
     };
   }
   const values: Record<string, unknown> = {

@@ -46,12 +46,3 @@ export class LineSplitter {
     return text === undefined ? { number, problem } : { number, text };
   }
 }
-
-/** One line at a time from a stream, as LineSplitter cuts it. */
-export async function* streamLines(input: AsyncIterable<Uint8Array | string>): AsyncIterable<Line> {
-  const splitter = new LineSplitter();
-  for await (const chunk of input) {
-    yield* splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  }
-  yield* splitter.end();
-}

@@ -1,19 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { streamLines } from '../../../src/batch/input/lines.js';
+import { LineSplitter, type Line } from '../../../src/batch/input/lines.js';
 
 async function* chunks(...parts: string[]): AsyncIterable<Uint8Array> {
   for (const part of parts) yield Buffer.from(part);
 }
 
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const item of items) all.push(item);
-  return all;
+async function collect(input: AsyncIterable<Uint8Array | string>): Promise<Line[]> {
+  const splitter = new LineSplitter();
+  const all: Line[] = [];
+  for await (const chunk of input) {
+    all.push(...splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+  }
+  return [...all, ...splitter.end()];
 }
 
-describe('streamLines', () => {
+describe('LineSplitter', () => {
   it('gives each line with its number, whole across chunks, from bytes or strings', async () => {
-    const lines = await collect(streamLines(chunks('one\ntw', 'o\n\nthree')));
+    const lines = await collect(chunks('one\ntw', 'o\n\nthree'));
     expect(lines).toEqual([
       { number: 1, text: 'one' },
       { number: 2, text: 'two' },
@@ -23,7 +26,7 @@ describe('streamLines', () => {
     async function* strings() {
       yield 'a\nb';
     }
-    expect(await collect(streamLines(strings()))).toEqual([
+    expect(await collect(strings())).toEqual([
       { number: 1, text: 'a' },
       { number: 2, text: 'b' },
     ]);
@@ -35,6 +38,6 @@ describe('streamLines', () => {
       yield bytes.subarray(0, 1);
       yield bytes.subarray(1);
     }
-    expect(await collect(streamLines(split()))).toEqual([{ number: 1, text: 'é' }]);
+    expect(await collect(split())).toEqual([{ number: 1, text: 'é' }]);
   });
 });
