@@ -1,21 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { INT64_MAX, INT64_MIN } from '../api/contract.js';
-import { PLANS, isPlanName, type PlanLimits, type PlanName } from './plans.js';
+import { PLANS, isPlanName } from './plans.js';
 import type { SandboxOptions } from './types.js';
-
-export interface SandboxConfig {
-  host: string;
-  port: number;
-  plan: PlanName;
-  limits: PlanLimits;
-  seed: number;
-  dataFile: string | undefined;
-  key: string;
-  firstId: bigint;
-  banAfter: number;
-  banMs: number;
-  now: () => number;
-}
 
 // Visible ASCII only: the key travels in a header and must survive copy and paste.
 const KEY_PATTERN = /^[\x21-\x7e]+$/;
@@ -33,7 +19,7 @@ function optionalLimit(name: string, value: number | undefined, fallback: number
 }
 
 /** Fills in defaults and rejects values the sandbox cannot honour. Never echoes the key. */
-export function resolveOptions(options: SandboxOptions): SandboxConfig {
+export function resolveOptions(options: SandboxOptions) {
   const plan = options.plan ?? 'free';
   if (!isPlanName(plan)) {
     throw new RangeError(`sandbox plan must be one of ${Object.keys(PLANS).join(', ')}`);
