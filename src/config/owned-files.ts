@@ -36,18 +36,14 @@ export function checkOwnedFolder(dir: string, what: string): void {
   checkOwned(stats, uid, `${what} ${dir}`, 700, dir);
 }
 
-/** A file read by readOwnedFile: its text, and whether users other than its owner may read it. */
-export interface OwnedFile {
-  text: string;
-  readableByOthers: boolean;
-}
-
 /**
- * A file's text (`what`: the config file, a state file), or undefined when there is none. It
- * is opened without following a symbolic link, and checked on the open file itself, so
- * nothing can be swapped in between.
+ * The config file's text, and whether users other than its owner may read it; undefined when
+ * there is none. It is opened without following a symbolic link, and checked on the open file
+ * itself, so nothing can be swapped in between.
  */
-export function readOwnedFile(path: string, what = 'the config file'): OwnedFile | undefined {
+export function readOwnedFile(
+  path: string,
+): { text: string; readableByOthers: boolean } | undefined {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -55,23 +51,23 @@ export function readOwnedFile(path: string, what = 'the config file'): OwnedFile
     const code = codeOf(error);
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP') {
-      throw refused(`${what} ${path} is a symbolic link, which pets does not follow`, {
-        hint: `Replace the link with the file itself, or delete ${path}${what === 'the config file' ? ' and run `pets auth login` again' : ''}.`,
+      throw refused(`the config file ${path} is a symbolic link, which pets does not follow`, {
+        hint: `Replace the link with the file itself, or delete ${path} and run \`pets auth login\` again.`,
       });
     }
-    throw refused(`${what} ${path} cannot be read (${code ?? 'unknown error'})`, {
+    throw refused(`the config file ${path} cannot be read (${code ?? 'unknown error'})`, {
       hint: `Check the permissions of ${path}.`,
     });
   }
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) {
-      throw refused(`${what} ${path} is not a regular file`, {
-        hint: `Delete ${path}${what === 'the config file' ? ', then run `pets profile set` and `pets auth login` again' : ''}.`,
+      throw refused(`the config file ${path} is not a regular file`, {
+        hint: `Delete ${path}, then run \`pets profile set\` and \`pets auth login\` again.`,
       });
     }
     const uid = process.getuid?.();
-    if (uid !== undefined) checkOwned(stats, uid, `${what} ${path}`, 600, path);
+    if (uid !== undefined) checkOwned(stats, uid, `the config file ${path}`, 600, path);
     return {
       text: readFileSync(fd, 'utf8'),
       readableByOthers: uid !== undefined && (stats.mode & 0o044) !== 0,
