@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { openStore } from './open-store.js';
@@ -7,21 +8,14 @@ import { RateLimiter, type BanPolicy } from './rate-limiter.js';
 import { createRequestHandler } from './request-handler.js';
 import type { RunningSandbox, SandboxOptions, SandboxRequestLogEntry } from './types.js';
 
-function listen(server: Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error & { code?: string }) => {
-      reject(
-        new Error(`the sandbox cannot listen on ${host}:${port} (${error.code ?? error.message})`, {
-          cause: error,
-        }),
-      );
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
+async function listen(server: Server, host: string, port: number): Promise<number> {
+  try {
+    await once(server.listen(port, host), 'listening');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`the sandbox cannot listen on ${host}:${port} (${reason})`, { cause: error });
+  }
+  return (server.address() as AddressInfo).port;
 }
 
 /**
