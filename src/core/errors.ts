@@ -84,10 +84,7 @@ export class UsageError extends PetsError {
 
 /** Exit 2: the config file cannot be read. Its content is never quoted: it holds keys. */
 export class ConfigFileError extends UsageError {
-  constructor(
-    readonly path: string,
-    problem: string,
-  ) {
+  constructor(path: string, problem: string) {
     super(`the config file ${path} ${problem}`, {
       code: 'config_unreadable',
       hint: `Fix or delete ${path}, then run \`pets profile set\` and \`pets auth login\` again.`,
@@ -162,11 +159,8 @@ export class NetworkError extends PetsError {
   /** The same failure, saying how many attempts met it when there was more than one. */
   afterAttempts(attempts: number): NetworkError {
     if (attempts < 2) return this;
-    return new NetworkError(this.code, `${this.message} (${attempts} attempts)`, {
-      hint: this.hint,
-      cause: this.cause,
-      requestMayHaveArrived: this.requestMayHaveArrived,
-    });
+    const details = { ...this, cause: this.cause };
+    return new NetworkError(this.code, `${this.message} (${attempts} attempts)`, details);
   }
 }
 

@@ -9,6 +9,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { monotonicMs } from './clock.js';
+import { codeOf } from './errors.js';
 import { pidSpace, processAlive, processName, seeProcess } from './process-alive.js';
 
 // One lock for every file pets shares between processes: the journal, the config, the rate
@@ -110,8 +111,7 @@ function realPath(file: string): string {
   }
 }
 
-const isErrno = (error: unknown, ...codes: string[]) =>
-  codes.includes((error as NodeJS.ErrnoException | null)?.code ?? '');
+const isErrno = (error: unknown, ...codes: string[]) => codes.includes(codeOf(error) ?? '');
 
 /** The lock of `file`. Throws what realpath throws when the file's folder does not exist. */
 export function fileLock(file: string, timing: LeaseTiming = LEASE): FileLock {

@@ -176,7 +176,6 @@ export function redact(text: string, secrets: Iterable<string>): string {
     }
     forms.push(secretForms);
   }
-  if (!forms.length) return result;
   const spans = leaks(result, forms, 0);
   if (!spans.length) return result;
   spans.sort((a, b) => a[0] - b[0]);
@@ -361,16 +360,12 @@ function listAt(text: string, at: number): EncodedRun | undefined {
 
 /** `text` without its fillers, and where each of its characters is in `text`. */
 function withoutFillers(text: string): { visible: string; kept: number[] } {
-  const kept: number[] = [];
-  let visible = '';
-  let from = 0;
+  const removed = new Uint8Array(text.length);
   for (const filler of text.matchAll(FILLER)) {
-    for (let i = from; i < filler.index; i++) kept.push(i);
-    visible += text.slice(from, filler.index);
-    from = filler.index + filler[0].length;
+    removed.fill(1, filler.index, filler.index + filler[0].length);
   }
-  for (let i = from; i < text.length; i++) kept.push(i);
-  return { visible: visible + text.slice(from), kept };
+  const kept = [...removed.keys()].filter((i) => !removed[i]);
+  return { visible: text.replace(FILLER, ''), kept };
 }
 
 function compileForms(secret: string): Forms {

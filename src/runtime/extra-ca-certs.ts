@@ -221,9 +221,8 @@ async function execve(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<
  * Node's children (a pager, a sandbox) get the variable as the user set it.
  */
 async function settleExtraCaCopy(copy: string): Promise<void> {
-  const original = process.env[ORIGINAL] as string;
+  process.env.NODE_EXTRA_CA_CERTS = process.env[ORIGINAL];
   delete process.env[ORIGINAL];
-  process.env.NODE_EXTRA_CA_CERTS = original;
   const folder = dirname(copy);
   // Only a copy pets made: the variable alone must not make pets delete a file.
   const { tmpdir } = await import('node:os');

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { ConfigStore } from '../config/store.js';
-import type { Env } from '../config/paths.js';
+import { configDir, type Env } from '../config/paths.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { fdOutput, isTerminal } from './fd-output.js';
 import { Secrets } from '../core/redact.js';
@@ -93,10 +93,7 @@ export function createDeps({
     prompts,
     secrets,
     async config() {
-      const [{ openConfigStore }, { configDir }] = await Promise.all([
-        import('../config/store.js'),
-        import('../config/paths.js'),
-      ]);
+      const { openConfigStore } = await import('../config/store.js');
       return (config ??= openConfigStore(configDir(env)));
     },
     async api(target, settings) {
