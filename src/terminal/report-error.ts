@@ -76,17 +76,8 @@ function withShortOptionSuggestion(code: string, message: string): string {
 }
 
 function toReport(error: PetsError, debug: boolean): ErrorReport {
-  return {
-    debug,
-    exitCode: error.exitCode,
-    code: error.code,
-    message: error.message,
-    hint: error.hint,
-    status: error.status,
-    retryAfter: error.retryAfter,
-    resetAt: error.resetAt,
-    detail: error.detail,
-  };
+  const { exitCode, code, message, hint, status, retryAfter, resetAt, detail } = error;
+  return { debug, exitCode, code, message, hint, status, retryAfter, resetAt, detail };
 }
 
 /**

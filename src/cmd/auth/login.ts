@@ -187,7 +187,7 @@ async function readAndCheckKey(
 ): Promise<{ key: string; check: KeyCheck | undefined }> {
   const tries = session.terminal.canPrompt ? KEY_TRIES : 1;
   for (let tried = 1; ; tried++) {
-    const key = checkedKey(await readKeyAfter(tried - 1, session, options.withKey));
+    const key = await readKeyAfter(tried - 1, session, options.withKey);
     session.secrets.add(key);
     if (!options.target) return { key, check: undefined };
     const target: ApiTarget = { ...options.target, apiKey: key };
@@ -207,16 +207,15 @@ async function readAndCheckKey(
 }
 
 /**
- * The next key, after `refused` keys were sent and refused: a stop at the question then says
- * so, where a question alone would say that nothing was sent. A key typed wrong then is not
- * a usage error (exit 2 says nothing was sent) but the end of a login whose keys were refused.
+ * The next key, checked, after `refused` keys were sent and refused: a stop at the question
+ * then says so, where a question alone would say that nothing was sent. A key typed wrong then
+ * is not a usage error (exit 2 says nothing was sent) but the end of a login whose keys were
+ * refused.
  */
 async function readKeyAfter(refused: number, session: Session, withKey: boolean) {
   const sent = `${refused === 1 ? '1 key was' : `${refused} keys were`} sent and refused`;
   try {
-    const typed = await readKey(session, withKey);
-    if (refused > 0) checkedKey(typed);
-    return typed;
+    return checkedKey(await readKey(session, withKey));
   } catch (error) {
     if (refused > 0 && error instanceof InterruptedError) {
       error.message = `interrupted at a question; ${sent}, and nothing was saved`;
