@@ -166,9 +166,7 @@ export function decideSend(
   demand?: ProcessDemand,
   placed = true,
 ): SendDecision {
-  const claim: Claim = placed
-    ? { untilMs: claimUntilMs }
-    : { untilMs: claimUntilMs, unplaced: true };
+  const claim: Claim = { untilMs: claimUntilMs, ...(!placed && { unplaced: true as const }) };
   const alive = live(state, nowMs);
   // No limit to share: nothing to reserve or say, so nothing to write.
   if (alive.unlimited && alive.cooldownUntilMs === undefined && !alive.quota && !alive.pace) {
@@ -182,10 +180,7 @@ export function decideSend(
   if (current.cooldownUntilMs !== undefined) {
     return { go: false, state: current, reason: 'cooldown', untilMs: current.cooldownUntilMs };
   }
-  const inFlight = {
-    ...current.inFlight,
-    [id]: { ...claim, ended: current.ended ?? 0 },
-  };
+  const inFlight = { ...current.inFlight, [id]: { ...claim, ended: current.ended ?? 0 } };
   const sent = (from: GateState) => ({ ...say(from, (demand?.count ?? 1) - 1), inFlight });
   const quota = current.quota;
   if (quota) {
@@ -208,10 +203,8 @@ export function decideSend(
     } else if (demand?.short) {
       current = sawShort(current, nowMs);
     }
-    return {
-      go: true,
-      state: { ...sent(current), quota: { ...quota, remaining: quota.remaining - 1 } },
-    };
+    const spent = { ...quota, remaining: quota.remaining - 1 };
+    return { go: true, state: { ...sent(current), quota: spent } };
   }
   if (current.probe) {
     return { go: false, state: current, reason: 'learning', untilMs: current.probe.untilMs };
@@ -272,15 +265,8 @@ export function decideSends(
   let current = first.state;
   for (const id of ids.slice(1, 1 + Math.min(MAX_RESERVED_AHEAD, demand.count - 1))) {
     if (!ampleBudget(current, nowMs)) break;
-    const count = demand.count - 1 - reserved.length;
-    const next = decideSend(
-      current,
-      nowMs,
-      id,
-      claimUntilMs,
-      { ...demand, count, short: false },
-      placed,
-    );
+    const rest = { ...demand, count: demand.count - 1 - reserved.length, short: false };
+    const next = decideSend(current, nowMs, id, claimUntilMs, rest, placed);
     if (!next.go) break;
     current = next.state;
     reserved.push(id);

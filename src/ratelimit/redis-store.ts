@@ -3,7 +3,7 @@ import { NetworkError } from '../core/errors.js';
 import type { RateStoreAddress } from '../config/rate-store.js';
 import { randomUUID } from 'node:crypto';
 import { stateDecoder, type StateStore } from './state-store.js';
-import type { GateState } from './policy.js';
+import { EMPTY_STATE, type GateState } from './policy.js';
 
 // The key's state in a Redis that machines share. Redis only holds the state and orders the
 // changes: each change is the policy's own pure function (policy.ts), run here on the state
@@ -76,36 +76,19 @@ export async function openRedisStore(
   const connection = await connect(address, redact);
   const key = redisKey(name);
   const now = options.now ?? (() => performance.now());
-  let seen: Seen;
+  const decode = stateDecoder(`${key} in ${address.shown}`, options.warn);
+  const store = new RedisStore(connection, key, address.shown, now, decode);
   try {
     await connection.client.connect();
     // A SELECT that failed (a database the server does not have) is only an 'error' event to
     // ioredis, which goes on in database 0: the store would not be the one configured.
     connection.checkSetUp();
-    seen = await readState(connection.client, key, now);
+    await store.readAtOpen();
   } catch (error) {
     connection.client.disconnect();
     throw cannotOpen(address, connection.failure(error));
   }
-  const decode = stateDecoder(`${key} in ${address.shown}`, options.warn);
-  return new RedisStore(connection, key, address.shown, seen, now, decode);
-}
-
-/** The key's state as read, and the moment (on `now`) before which it cannot have expired. */
-interface Seen {
-  text: string;
-  keptUntil: number;
-}
-
-async function readState(client: Redis, key: string, now: () => number): Promise<Seen> {
-  const asked = now();
-  const answers = await client.multi().get(key).pttl(key).exec();
-  const [[getError, text], [ttlError, ttl]] = answers as [
-    [Error | null, string | null],
-    [Error | null, number],
-  ];
-  if (getError ?? ttlError) throw getError ?? ttlError;
-  return { text: text ?? '', keptUntil: keptUntil(asked, ttl) };
+  return store;
 }
 
 /** When a state seen at `asked` with `ttl` ms to live (PTTL: -1 none, -2 gone) can expire at the earliest. */
@@ -222,29 +205,29 @@ interface Pending {
  * would do, at one round trip for all (as the journal shares one sync).
  */
 class RedisStore implements StateStore {
-  private state: GateState;
+  private state = EMPTY_STATE;
   private pending: Pending[] = [];
   private running: Promise<void> | undefined;
 
   /** The state as the store holds it, encoded: what a write expects to replace. */
-  private text: string;
+  private text = '';
   /** The generation of the state this process knows; '' for none yet (it adopts the first it finds). */
-  private generation: string;
+  private generation = '';
   /** Before this moment (on `now`) the state this process knows cannot have expired. */
-  private keptUntil: number;
+  private keptUntil = -Infinity;
 
   constructor(
     private readonly connection: Connection,
     readonly place: string,
     readonly shared: string,
-    seen: Seen,
     private readonly now: () => number,
     private readonly decodeState: (text: string) => GateState,
-  ) {
-    this.text = seen.text;
-    this.generation = generationOf(seen.text);
-    this.keptUntil = seen.text === '' ? -Infinity : seen.keptUntil;
-    this.state = decodeState(seen.text);
+  ) {}
+
+  /** Reads the key's state and its time to live: a swap that expects what no store holds. */
+  async readAtOpen(): Promise<void> {
+    const asked = this.now();
+    this.learn((await this.swap('', 'unread'))!, asked);
   }
 
   update<T>(step: (state: GateState) => { state: GateState; result: T }): Promise<T> {
@@ -327,10 +310,10 @@ class RedisStore implements StateStore {
   }
 
   /** Writes `written` if the store still holds what this process saw; else the newer state and its PTTL. */
-  private async swap(written: string): Promise<[string, number] | null> {
+  private async swap(written: string, seen = this.text): Promise<[string, number] | null> {
     const { client, failure } = this.connection;
     try {
-      return await client.compareAndSet(this.place, this.text, written, KEEP_MS);
+      return await client.compareAndSet(this.place, seen, written, KEEP_MS);
     } catch (error) {
       throw new Error(failure(error), { cause: error });
     }
