@@ -60,26 +60,16 @@ export class Learning {
       ...heard.window,
       resetAtMs: heard.window.resetAtMs + (heard.resetFromNow ? slack : 0),
     };
-    let now = 0;
-    let stop = false;
-    let crowded = false;
-    let blocked = false;
+    const answer = { status: response.status, window, retryAfterMs, code };
+    let [now, stop, crowded, blocked] = [0, false, false, false];
     const observe = (current: GateState) => {
       now = this.time.now(current);
-      const answer = {
-        status: response.status,
-        seen: this.time.seen(),
-        ...(window && { window }),
-        ...(retryAfterMs !== undefined && { retryAfterMs }),
-        code,
-      };
-      const next = observeAnswer(current, id, now, answer, this.options.random);
+      const seen = this.time.seen();
+      const next = observeAnswer(current, id, now, { ...answer, seen }, this.options.random);
       stop = refusedTooOften(current, next);
       crowded = next.crowdedUntilMs !== undefined && current.crowdedUntilMs === undefined;
       blocked =
-        crowded ||
-        (next.cooldownUntilMs ?? Number.NEGATIVE_INFINITY) >
-          (current.cooldownUntilMs ?? Number.NEGATIVE_INFINITY);
+        crowded || (next.cooldownUntilMs ?? -Infinity) > (current.cooldownUntilMs ?? -Infinity);
       return next;
     };
     // The answer stands even if the store is lost now: the request went, and its caller must

@@ -61,7 +61,6 @@ const realTimer = (everyMs: number, renew: () => void) => {
   return () => clearInterval(timer);
 };
 
-/** The shared state as one process of the gate changes it. */
 export class SharedState {
   /** The shared state as this process last changed it: what it knows without reading. */
   known: GateState = EMPTY_STATE;

@@ -25,8 +25,6 @@ import {
 } from './sharing.js';
 
 export interface GateState extends SharingState, SeenServerTime {
-  /** The current window: `remaining` is what no request has reserved yet. */
-  quota?: ServerWindow;
   /** Nothing is sent on this key before this time (Retry-After, a ban, a backoff). */
   cooldownUntilMs?: number;
   /** What the server said with the 429 that started the cooldown (e.g. key_banned). */
@@ -54,13 +52,7 @@ export interface GateState extends SharingState, SeenServerTime {
   ended?: number;
   /** The last answer had no rate-limit headers: the server states no limit. */
   unlimited?: boolean;
-  /**
-   * The leases of the processes with unplaced claims in flight, which time never lapses: by
-   * owner (a claim prefix), a count the owner changes every second while they are in flight.
-   * A process that cannot see the owner (another PID namespace, another machine) takes them as
-   * ended once it has watched the count unchanged for a lease, on its own monotonic clock
-   * (gate.ts).
-   */
+  /** By owner (a claim prefix) with unplaced claims in flight, the lease it renews (gate.ts). */
   leases?: Record<string, number>;
   /**
    * Another client uses the key (crowded): requests go one at a time until this moment, the

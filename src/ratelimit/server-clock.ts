@@ -28,10 +28,7 @@ export interface MonotonicReading {
 /**
  * The latest moment of the server's clock a process read from a Date, with its clocks then, as
  * the shared state keeps it: a process yet to read a Date itself counts from it, never from its
- * own clock, which may be anywhere (carriedFromWallClock). The monotonic reading lets a process
- * of the same clock (one machine) count the time since exactly, so a window another process
- * saw spent is over for it when its Reset has passed; the wall clock lets another count it
- * less the skew allowance, so that a cooldown ends for commands that never send.
+ * own clock, which may be anywhere (ServerClock.carriedFromWallClock).
  */
 export interface SeenServerTime {
   seenServerMs?: number;
@@ -104,11 +101,10 @@ export class ServerClock {
   }
 
   /**
-   * How much later than this process's estimate the server's now may be: what the Dates
-   * leave unknown. A clock that agrees with this machine's to within a Date's second is taken
-   * to be this one, as before. A wait the server gave from its now ends
-   * this much later on the shared clock, so that a process that knows the server's clock
-   * better never reads it as ended early.
+   * How much later than this process's estimate the server's now may be: what the Dates leave
+   * unknown, none for a clock taken to be this one (placedOffsetMs). A wait the server gave
+   * from its now ends this much later on the shared clock, so that a process that knows the
+   * server's clock better never reads it as ended early.
    */
   get uncertaintyMs(): number {
     const offset = this.offset;
@@ -157,9 +153,9 @@ export class ServerClock {
   /**
    * The seen server moment, moved on by the time since it was read, while this process has
    * read no Date of its own to place it by: exactly, by the monotonic clock, when it was read
-   * on this one (another process of this machine), still a lower bound (a Date's second may
-   * hold a window open a second longer, never shut it early); else by its wall clock less
-   * the skew allowance, as another machine's clock may be anywhere.
+   * on this one (another process of this machine), so a window another process saw spent is
+   * over once its Reset has passed; else by its wall clock less the skew allowance, as another
+   * machine's clock may be anywhere. Either way a lower bound.
    */
   private carriedFromWallClock(seen: SeenServerTime): number | undefined {
     if (seen.seenServerMs === undefined) return undefined;

@@ -29,6 +29,7 @@ export interface Spread {
 }
 
 export interface SharingState {
+  /** The current window: `remaining` is what no request has reserved yet. */
   quota?: ServerWindow;
   /** Requests each process still has to send, by the process's claim prefix. */
   demand?: Record<string, Demand>;
