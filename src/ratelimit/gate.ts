@@ -144,10 +144,7 @@ export class RateGate {
       let sentAt = 0;
       let onTheWire = false;
       try {
-        if (request.stopSending?.aborted) {
-          this.stops.unsend();
-          throw new InterruptedError();
-        }
+        if (request.stopSending?.aborted) throw new InterruptedError();
         if (beforeSend && !(await this.letGo(request, id, announce))) {
           attempt--;
           continue;
@@ -194,19 +191,13 @@ export class RateGate {
     // stops on it once that answer has made its way here. Wait for that stop (a second at
     // most) rather than send; if none comes, the go has gone stale below.
     if (this.keyRefusals !== refusalsAtGo) {
-      await this.waits.pause(STALE_GO_MS + 1, undefined, request, false, false).catch((error) => {
-        this.stops.unsend();
-        throw error;
-      });
+      await this.waits.pause(STALE_GO_MS + 1, undefined, request, false, false);
     }
     // One stop for the whole run: a stop decided while the intent was written (a 429's
-    // cooldown past --max-wait, a 403, a lost store) sends nothing more. Its claim is given
-    // back with the failure (afterFailure).
+    // cooldown past --max-wait, a 403, a lost store) sends nothing more. The request is
+    // taken back, with its claim, as any that fails before it leaves (afterFailure).
     const stop = this.stops.stopFor(request, true);
-    if (stop) {
-      this.stops.unsend();
-      throw stop;
-    }
+    if (stop) throw stop;
     // A go is good for the moment it was given: one that took long to act on (a slow
     // disk) may now fall in another window, or past its claim; and one given before a
     // block this process has learnt since (a 429 answered meanwhile) would leave into
@@ -234,8 +225,9 @@ export class RateGate {
     tries: { attempt: number; networkFailures: number },
   ): Promise<number> {
     // Not a byte left: it was not sent.
-    if (error instanceof NetworkError && !error.requestMayHaveArrived) this.stops.unsend();
-    else if (wasOnTheWire) request.left?.();
+    const unsent = error instanceof NetworkError && !error.requestMayHaveArrived;
+    if (!wasOnTheWire || unsent) this.stops.unsend();
+    else request.left?.();
     await this.shared.settle((state) => releaseSend(state, id));
     if (!(error instanceof NetworkError) || !error.worthRetrying) throw error;
     const networkFailures = tries.networkFailures + 1;
