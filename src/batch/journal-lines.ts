@@ -3,23 +3,17 @@ import { readSync } from 'node:fs';
 const NEWLINE = 0x0a;
 const FIRST_READ_BYTES = 1 << 16;
 
-export interface LinesRead {
-  /** Bytes in the file. */
-  size: number;
-  /** Bytes after the last newline: a line torn by a crash mid-write, or 0. */
-  torn: number;
-}
-
 /**
  * Hands each line of the file open at `fd` to `onLine` as bytes (without its newline), in
- * order, the torn one after the last newline too. Lines are cut as bytes and handed over whole, so a character split across two
+ * order, the torn one after the last newline too; returns the file's size in bytes, and how
+ * many come after its last newline (`torn`: a line a crash cut short, or 0). Lines are cut as bytes and handed over whole, so a character split across two
  * reads stays intact. One buffer serves every read, the unfinished line moved to its front:
  * a new buffer per read would leave the file's size in dead buffers until a full collection.
  */
 export function forEachLine(
   fd: number,
   onLine: (bytes: Buffer, start: number, end: number) => void,
-): LinesRead {
+): { size: number; torn: number } {
   let buffer = Buffer.alloc(FIRST_READ_BYTES);
   let kept = 0;
   let position = 0;

@@ -163,7 +163,7 @@ function replay(fd: number, path: string, target: JournalTarget) {
   const tornPrefixes: string[] = [];
   let header: Record<string, unknown> | undefined;
   const holdUnknown = (name: string) => {
-    if (!records.has(name)) records.set(name, { outcome: 'unknown' });
+    if (records.get(name) === undefined) records.set(name, { outcome: 'unknown' });
   };
   const read = (line: string) => {
     const trimmed = line.trim();

@@ -28,7 +28,6 @@ class ReadAhead<T> implements AsyncIterableIterator<T> {
   private done = false;
   private closed = false;
   private failure: { error: unknown } | undefined;
-  /** The background read, while it runs. */
   private reading: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private roomMade: (() => void) | undefined;

@@ -75,10 +75,6 @@ export class RecordIndex {
     }
   }
 
-  has(name: string): boolean {
-    return this.states[this.find(name)] !== EMPTY;
-  }
-
   set(name: string, record: PreviousRecord): void {
     let slot = this.find(name);
     // Only a new record adds load: an index sized for its records never grows on an update.

@@ -411,7 +411,7 @@ describe('RecordIndex', () => {
     index.set('b.0', { outcome: 'failed', retryable: true, error });
     expect(index.get('a.0')).toEqual({ outcome: 'failed', retryable: false, error });
     expect(index.get('b.0')).toEqual({ outcome: 'failed', retryable: true });
-    expect(index.has('c.0')).toBe(false);
+    expect(index.get('c.0')).toBeUndefined();
     index.set('a.0', { outcome: 'created', id: 7n });
     expect(index.get('a.0')).toEqual({ outcome: 'created', id: 7n });
   });

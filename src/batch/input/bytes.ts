@@ -1,10 +1,5 @@
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-function toBuffer(chunk: Buffer | Uint8Array | string): Buffer {
-  if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
-  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-}
-
 /**
  * Turns the input into byte chunks without a leading UTF-8 BOM. Every reader works on bytes:
  * the delimiters are ASCII, so they can be found before decoding, and a character split
@@ -17,7 +12,10 @@ export async function* bytesWithoutBom(
   // either complete it or stop matching it.
   let head: Buffer | undefined = Buffer.alloc(0);
   for await (const chunk of input) {
-    let bytes = toBuffer(chunk);
+    let bytes =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, 'utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     if (head !== undefined) {
       bytes = head.length === 0 ? bytes : Buffer.concat([head, bytes]);
       if (bytes.length < UTF8_BOM.length && UTF8_BOM.subarray(0, bytes.length).equals(bytes)) {

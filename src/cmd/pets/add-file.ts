@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { constants, createReadStream, existsSync, realpathSync, rmSync } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { addAbortSignal, type Readable } from 'node:stream';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { AddBatchResult, RecordResult } from './add-batch.js';
 import type { ApiTarget } from '../../config/resolve-target.js';
 import type { KeyApi } from '../shared/deps.js';
@@ -264,7 +264,6 @@ function journalInUse(path: string): boolean {
   }
 }
 
-/** The list of the target's journals, in the state folder. */
 function registryOf(session: Session, target: JournalTarget): JournalRegistry {
   return journalRegistry(join(configDir(session.env), 'state'), target);
 }
@@ -290,7 +289,8 @@ async function refuseRecordsOfOtherRuns(
     import('../../batch/journal.js'),
     import('../../batch/plan.js'),
   ]);
-  const own = realPathOf(options.journal);
+  // A journal not there yet (a dry run's) reads as empty under any name: no real path needed.
+  const own = existsSync(options.journal) ? realpathSync(options.journal) : options.journal;
   for (const entry of entries) {
     if (entry.journal === own) continue;
     const other = entry.journal;
@@ -334,15 +334,6 @@ function refuseOverlap(options: BatchOptions, other: string, held: number, sendi
         ? `Resume that run ${withInput}`
         : `Wait for that run to end, then resume it ${withInput}`,
   });
-}
-
-/** The real path of `path`, or of its folder when it does not exist yet. */
-function realPathOf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return join(realpathSync(dirname(path)), basename(path));
-  }
 }
 
 /** The run's input: its format, and its records, each read from its start. */
