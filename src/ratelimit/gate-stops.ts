@@ -125,31 +125,24 @@ export class Stops {
    * saying how many and since when.
    */
   refusalStop(request: HttpRequest, state: GateState): PetsError {
-    const refusals = state.refusals!;
+    const { status, count, sinceMs } = state.refusals!;
     const localNow = this.clock.now();
-    const since = this.time.toLocal(refusals.sinceMs, state);
+    const since = clockTime(this.time.toLocal(sinceMs, state), localNow);
     const until = this.cooldownEnd(state);
     const at = clockTime(until, localNow);
-    const answer = refusals.status === 429 ? '429 (rate limited)' : '503 (unavailable)';
+    const answer = status === 429 ? '429 (rate limited)' : '503 (unavailable)';
     const text = (sentWords: string) =>
-      `${request.method} ${request.url}: the server answered ${answer} ${refusals.count} times in a row since ${clockTime(since, localNow)}, ` +
+      `${request.method} ${request.url}: the server answered ${answer} ${count} times in a row since ${since}, ` +
       `each waited out with a longer backoff, and no request succeeded between, so ${sentWords}`;
-    const details = {
-      status: refusals.status,
-      retryAfter: Math.max(0, Math.ceil((until - localNow) / 1000)),
-      resumeAt: new Date(until),
-    };
-    const error =
-      refusals.status === 429
-        ? new RateLimitError(state.cooldownCode ?? 'rate_limited', text(this.sentWords()), {
-            ...details,
-            hint: `Retry after ${at}; if the key is refused again, check it with the API's provider.`,
-          })
-        : new ServerUnavailableError('server_unavailable', text(this.sentWords()), {
-            ...details,
-            hint: `The server is unavailable: try again after ${at}.`,
-          });
-    return this.stopWith(error, text);
+    const hint =
+      status === 429
+        ? `Retry after ${at}; if the key is refused again, check it with the API's provider.`
+        : `The server is unavailable: try again after ${at}.`;
+    const [Kind, code] =
+      status === 429
+        ? [RateLimitError, state.cooldownCode ?? 'rate_limited']
+        : [ServerUnavailableError, 'server_unavailable'];
+    return this.stopUntil(Kind, code, text, until, localNow, { status, hint });
   }
 
   /**
@@ -165,8 +158,7 @@ export class Stops {
     refusal: WaitRefusal,
   ): PetsError {
     const now = this.clock.now();
-    const until = now + waitMs;
-    const at = clockTime(until, now);
+    const at = clockTime(now + waitMs, now);
     const banned = reason === 'cooldown' && state.cooldownCode === 'key_banned';
     const what = banned
       ? 'the server has temporarily banned this key'
@@ -182,22 +174,16 @@ export class Stops {
     const text = (sentWords: string) =>
       `${request.method} ${request.url}: ${what}; the next request may go at ${at}, ` +
       `in ${formatDuration(waitMs)}, ${why}, so ${sentWords}`;
-    const error = new RateLimitError(
-      banned ? 'key_banned' : 'rate_limited',
-      text(this.sentWords()),
-      {
-        status: reason === 'cooldown' ? 429 : undefined,
-        retryAfter: Math.ceil(waitMs / 1000),
-        resumeAt: new Date(until),
-        hint: banned
-          ? `Stop every script that uses this key, then retry after ${at}.`
-          : refusal === 'max-wait'
-            ? `Retry after ${at}, or raise --max-wait.`
-            : `Retry after ${at}, or give --max-wait to wait that long.`,
-      },
-    );
+    const hint = banned
+      ? `Stop every script that uses this key, then retry after ${at}.`
+      : refusal === 'max-wait'
+        ? `Retry after ${at}, or raise --max-wait.`
+        : `Retry after ${at}, or give --max-wait to wait that long.`;
+    const code = banned ? 'key_banned' : 'rate_limited';
+    const status = reason === 'cooldown' ? 429 : undefined;
     // A quota used up blocks only the requests after those it let go, which may still leave.
-    return this.stopWith(error, text, reason !== 'quota');
+    const block = reason !== 'quota';
+    return this.stopUntil(RateLimitError, code, text, now + waitMs, now, { status, hint }, block);
   }
 
   /** Why a wait of `waitMs` is refused: longer than --max-wait, or than what is left of it. */
@@ -210,19 +196,29 @@ export class Stops {
   }
 
   /** The stop of a request still refused (429) after its last attempt, as `state` has it. */
-  stillLimited(request: HttpRequest, attempts: number, state: GateState): RateLimitError {
+  stillLimited(request: HttpRequest, attempts: number, state: GateState): PetsError {
+    const now = this.clock.now();
     const until = this.cooldownEnd(state);
-    const error = new RateLimitError(
-      state.cooldownCode ?? 'rate_limited',
-      `${request.method} ${request.url}: still rate limited (429) after ${attempts} attempts; ${this.sentWords()}`,
-      {
-        status: 429,
-        retryAfter: Math.max(0, Math.ceil((until - this.clock.now()) / 1000)),
-        resumeAt: new Date(until),
-        hint: `Retry after ${clockTime(until, this.clock.now())}; other clients may be sharing this key.`,
-      },
-    );
-    return this.stopWith(error);
+    const text = (sentWords: string) =>
+      `${request.method} ${request.url}: still rate limited (429) after ${attempts} attempts; ${sentWords}`;
+    const hint = `Retry after ${clockTime(until, now)}; other clients may be sharing this key.`;
+    const code = state.cooldownCode ?? 'rate_limited';
+    return this.stopUntil(RateLimitError, code, text, until, now, { status: 429, hint });
+  }
+
+  /** A stop (of `Kind`) until `until`, on this machine's clock, whose `now` is given. */
+  private stopUntil(
+    Kind: typeof RateLimitError | typeof ServerUnavailableError,
+    code: string,
+    text: SentText,
+    until: number,
+    now: number,
+    details: { status?: number; hint: string },
+    block = true,
+  ): PetsError {
+    const retryAfter = Math.max(0, Math.ceil((until - now) / 1000));
+    const full = { ...details, retryAfter, resumeAt: new Date(until) };
+    return this.stopWith(new Kind(code, text(this.sentWords()), full), text, block);
   }
 
   /** When the cooldown of `state` ends, on this machine's clock. */
