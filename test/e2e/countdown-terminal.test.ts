@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { apiEnv } from '../helpers/api-env.js';
-import { tempDir } from '../helpers/config-dir.js';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { BIN } from '../helpers/run-binary.js';
-import { testSandbox } from '../helpers/sandbox.js';
 import { expectOneLiveFrame, hasTmux, petsInTmux, type TmuxRun } from '../helpers/terminal.js';
 
 if (!hasTmux) console.warn('tmux is not installed: the countdown tests in tmux are skipped');
@@ -18,37 +19,49 @@ const FRAME = /(sending|retrying)? ?in \d+ s/;
  * (429) and counts its retry down: "rate limited, retrying in 4 s, attempt 2/5", the longest
  * countdown there is; 60 rows of earlier output above it, as in a terminal in use.
  * `during(tmux)` runs once the countdown shows. Returns the whole scrollback once pets has
- * ended.
+ * ended. The tests run side by side, each waiting out its window: so each run removes its own
+ * sandbox and folder, as the shared helpers' per-test hooks cannot tell concurrent tests apart.
  */
 async function waitInTmux(
   columns: number,
   during: (tmux: (...args: string[]) => string) => Promise<void> = async () => {},
 ): Promise<TmuxRun> {
-  const sandbox = await testSandbox({ plan: 'free', rpm: 1, windowSeconds: 4 });
-  // Asynchronously: the sandbox answers from this process's event loop.
-  await promisify(execFile)(process.execPath, [BIN, 'list', '--limit', '1', '-q'], {
-    env: { PATH: process.env.PATH, ...apiEnv(sandbox) },
+  const sandbox = await startSandbox({ plan: 'free', rpm: 1, windowSeconds: 4 });
+  const dir = mkdtempSync(join(tmpdir(), 'pets-countdown-'));
+  const env = (config: string) => ({
+    PETS_CONFIG_DIR: join(dir, config),
+    PETS_BASE_URL: sandbox.baseUrl,
+    PETS_API_KEY: sandbox.key,
   });
-  const run = await petsInTmux({
-    dir: tempDir('pets-countdown-'),
-    columns,
-    args: ['list', '--limit', '1'],
-    env: apiEnv(sandbox, { PETS_PROFILE: 'staging' }),
-    earlierRows: 60,
-    during: async (pane) => {
-      await pane.until(/in \d+ s/);
-      // During the wait: one frame, on one row, narrower than the terminal.
-      expectOneLiveFrame(pane, FRAME, columns);
-      await during(pane.tmux);
-    },
-  });
-  expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toHaveLength(1);
-  return run;
+  try {
+    // Asynchronously: the sandbox answers from this process's event loop.
+    await promisify(execFile)(process.execPath, [BIN, 'list', '--limit', '1', '-q'], {
+      env: { PATH: process.env.PATH, ...env('other') },
+    });
+    const run = await petsInTmux({
+      dir,
+      columns,
+      args: ['list', '--limit', '1'],
+      env: { ...env('config'), PETS_PROFILE: 'staging' },
+      earlierRows: 60,
+      during: async (pane) => {
+        await pane.until(/in \d+ s/);
+        // During the wait: one frame, on one row, narrower than the terminal.
+        expectOneLiveFrame(pane, FRAME, columns);
+        await during(pane.tmux);
+      },
+    });
+    expect(sandbox.requestLog.filter((entry) => entry.status === 429)).toHaveLength(1);
+    return run;
+  } finally {
+    await sandbox.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-describe.skipIf(!hasTmux)(
-  "a short command's countdown in tmux, across the whole scrollback",
-  () => {
+describe
+  .skipIf(!hasTmux)
+  .concurrent("a short command's countdown in tmux, across the whole scrollback", () => {
     it('at 40, 60, 80 and 100 columns: fitted, never wrapped, and erased', async () => {
       const widths = [40, 60, 80, 100];
       const runs = await Promise.all(widths.map((columns) => waitInTmux(columns)));
@@ -94,5 +107,4 @@ describe.skipIf(!hasTmux)(
       ).toEqual([]);
       expect(scrollback).not.toMatch(/rate limited|attempt \d/);
     }, 60_000);
-  },
-);
+  });
