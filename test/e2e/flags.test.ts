@@ -1,6 +1,4 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
@@ -472,14 +470,11 @@ describe('what was sent, said truly', () => {
   });
 });
 
-/** A loopback address with nothing listening: a port just freed. */
-async function deadBaseUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}/v1`;
-}
+/**
+ * A loopback address with nothing listening: port 1, which no test binds (a port just freed
+ * was once taken by another process on a loaded machine before pets tried it, and answered).
+ */
+const deadBaseUrl = async (): Promise<string> => 'http://127.0.0.1:1/v1';
 
 /** The requests --debug traced as sent (`> GET …`) and the answers (`< 200`). */
 const traced = (stderr: string) => ({
