@@ -197,8 +197,6 @@ export class Deciding {
     const ids = this.reserved;
     if (ids.length === 0) return;
     this.reserved = [];
-    await this.shared.settle((state) =>
-      ids.reduce((current, id) => returnUnsent(current, id), state),
-    );
+    await this.shared.settle((state) => ids.reduce(returnUnsent, state));
   }
 }

@@ -103,7 +103,7 @@ export class SharedState {
     }
     if (dead.length === 0) return;
     this.hooks.trace(`claims voided, their process ended: ${dead.join(', ')}`);
-    await this.change((current) => dead.reduce((next, id) => releaseSend(next, id), current));
+    await this.change((current) => dead.reduce(releaseSend, current));
   }
 
   /**
@@ -121,14 +121,12 @@ export class SharedState {
       if (owner === this.owner) continue;
       const seen = see(processOf(owner));
       if (seen === 'alive') continue;
-      if (seen === 'gone') {
-        ended.add(owner);
-        continue;
-      }
       const count = state.leases?.[owner];
       const watch = this.watched.get(owner);
-      if (!watch || watch.count !== count) this.watched.set(owner, { count, sinceMs: nowMs });
-      else if (nowMs - watch.sinceMs >= CLAIM_LEASE_MS) ended.add(owner);
+      const unrenewed = watch !== undefined && watch.count === count;
+      if (seen === 'gone' || (unrenewed && nowMs - watch.sinceMs >= CLAIM_LEASE_MS))
+        ended.add(owner);
+      else if (!unrenewed) this.watched.set(owner, { count, sinceMs: nowMs });
     }
     return ended;
   }

@@ -281,11 +281,10 @@ export function releaseSend(state: GateState, id: string): GateState {
  * nothing, and its budget goes back to the window it was taken from.
  */
 export function returnUnsent(state: GateState, id: string): GateState {
-  const inFlight = { ...state.inFlight };
-  if (!inFlight[id]) return state;
-  delete inFlight[id];
+  if (!state.inFlight?.[id]) return state;
+  const { [id]: _unsent, ...inFlight } = state.inFlight;
   const quota = state.quota && { ...state.quota, remaining: state.quota.remaining + 1 };
-  return { ...state, inFlight, ...(quota ? { quota } : {}) };
+  return { ...state, inFlight, ...(quota && { quota }) };
 }
 
 export interface Answer {
