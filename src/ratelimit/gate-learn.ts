@@ -27,7 +27,6 @@ export class Learning {
    * before one and not yet sent asks again rather than leave into it.
    */
   blocksLearnt = 0;
-  private saidCrowded = false;
 
   constructor(
     private readonly options: LearningOptions,
@@ -102,8 +101,7 @@ export class Learning {
     this.options.trace?.(
       `another client uses this key: one request at a time for ${formatDuration((state.crowdedUntilMs ?? now) - now)}`,
     );
-    if (this.saidCrowded || this.shared.store.shared !== undefined) return;
-    this.saidCrowded = true;
+    if (this.stops.anotherClient || this.shared.store.shared !== undefined) return;
     this.stops.anotherClient = true;
     this.options.warn?.(ANOTHER_CLIENT);
   }

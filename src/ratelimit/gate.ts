@@ -12,8 +12,7 @@ import { Waits, type Waiter } from './gate-waits.js';
 import type { WaitLimits } from './wait-limits.js';
 
 export { ANOTHER_CLIENT } from './gate-stops.js';
-export { LEARNING_POLL_MS } from './gate-decide.js';
-export { CLAIM_LEASE_MS, CLAIM_RENEW_MS, type ProcessView } from './gate-shared.js';
+export { CLAIM_LEASE_MS, type ProcessView } from './gate-shared.js';
 export type { Waiter, WaitNotice } from './gate-waits.js';
 
 /** With its wait limits (wait-limits.ts): by default, none but maxWaitMs. */
@@ -26,11 +25,8 @@ export interface GateOptions extends LearningOptions, Partial<WaitLimits> {
   claimMs: number;
   /**
    * This process's name, and what it can see of another by its name (`<pid>.<namespace>`,
-   * core/process-alive.ts). A claim of a process seen gone is void at once. One of a process
-   * that cannot be seen (another PID namespace, another machine) that time does not lapse (an
-   * unplaced claim) lapses as a lease: its owner renews it every CLAIM_RENEW_MS while it is in
-   * flight, and a reader voids it once it has watched it unrenewed for CLAIM_LEASE_MS on its own
-   * monotonic clock. Without it (tests of one process), no claim is voided.
+   * core/process-alive.ts): the claims of a process that has ended are voided, at once or as
+   * a lease lapses (gate-shared.ts). Without it (tests of one process), none is.
    */
   processes?: ProcessView;
   wait?: Waiter;
