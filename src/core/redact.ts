@@ -101,11 +101,12 @@ const BASE64_CHAR = String.raw`(?:[\w+/-]|\\+/|\\+u002[bf]|%2[bf])`;
  * (once or more). Any line break joins the lines around it (MIME wraps at 76, PEM at 64, other
  * encoders at any width): joining lines that were not one run costs only a larger span
  * redacted where they hold a secret, and decoding at every alignment finds the secret in
- * either. Padding ends a run: Node's decoder stops there. The letter of an escape (`\n`, `\t`)
- * starts none.
+ * either. Padding ends a run: Node's decoder stops there. A run takes in the backslashes before
+ * it (taken at once, so that a long row of them costs one look): what follows them may be an
+ * escape's letter (`\n`) or the run itself (after `\\`), and neither is left half redacted.
  */
 const BASE64_RUN = new RegExp(
-  String.raw`(?<!\\)${BASE64_CHAR}+(?:(?:\r?\n|(?:\\+r)?\\+n)${BASE64_CHAR}+)*={0,2}`,
+  String.raw`(?<!\\)(?=(\\*))\1${BASE64_CHAR}+(?:(?:\r?\n|(?:\\+r)?\\+n)${BASE64_CHAR}+)*={0,2}`,
   'gi',
 );
 /** Decoded text looked into again: a secret's shortest form is this long. */
@@ -309,7 +310,7 @@ function decodedRun(run: string, bytes: number, ascii: boolean): string[] | unde
   const letters = !ascii || /[a-z]/i.test(run);
   if (!letters && run.length < bytes * 2) return undefined;
   const clean = run
-    .replace(/[\r\n]|\\+[rn]|\\+(?=\/)/g, '')
+    .replace(/[\r\n]|\\+[rn]|\\+(?=\/)|^\\+(?!u00)/g, '')
     .replace(/(?:%|\\+u00)2([bf])/gi, (_, hex: string) => (hex.toLowerCase() === 'b' ? '+' : '/'));
   const decoded = letters
     ? [0, 1, 2, 3].map((skip) => Buffer.from(clean.slice(skip), 'base64').toString('latin1'))

@@ -89,6 +89,17 @@ describe('redact', () => {
     }
   });
 
+  it('replaces base64 that follows backslashes, and the escape before it, whole', () => {
+    // A JSON-escaped backslash (`C:\\`), a literal one, and an escape's letter (`\n`, `\b`)
+    // before the run: --json writes a message's backslash as `\\`.
+    for (const key of [CANARY, 'live_CANARY_5f2e9a7c41b8d306']) {
+      const base64 = bytes(key).toString('base64');
+      for (const before of ['\\', '\\\\', '\\\\\\', '\\n', '\\b', '\\\\n']) {
+        expect(redact(`"key: C:${before}${base64}"`, [key])).toBe('"key: C:***"');
+      }
+    }
+  });
+
   it('keeps the text around the secret, and the colour codes outside it', () => {
     expect(redact(`\x1b[31mred\x1b[0m ${[...CANARY].join('\u200b')} end`, [CANARY])).toBe(
       '\x1b[31mred\x1b[0m *** end',
