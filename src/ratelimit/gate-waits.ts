@@ -79,16 +79,13 @@ export class Waits {
     counted = notice !== undefined,
   ): Promise<void> {
     const start = this.time.steadyNow();
-    const signals = [request.signal, request.stopSending, request.halted];
-    if (wakeOnChange) signals.push(this.changed.signal);
-    const stop = followAbort(signals);
+    const stops = [request.signal, request.stopSending, request.halted];
+    const stop = followAbort(wakeOnChange ? [...stops, this.changed.signal] : stops);
     try {
       if (notice) await this.wait(ms, notice, stop.signal);
       else await this.clock.sleep(ms, stop.signal);
     } catch (error) {
-      if (request.signal?.aborted || request.stopSending?.aborted || request.halted?.aborted) {
-        throw new InterruptedError();
-      }
+      if (stops.some((signal) => signal?.aborted)) throw new InterruptedError();
       if (!stop.signal.aborted) throw error;
     } finally {
       stop.dispose();

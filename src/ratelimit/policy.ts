@@ -371,10 +371,8 @@ export function observeAnswer(
   const next = learnAnswer(state, id, nowMs, answer, random);
   if (!anotherClient(state, id, nowMs, answer)) return next;
   const window = answer.window;
-  next.crowdedUntilMs = Math.max(
-    next.crowdedUntilMs ?? 0,
-    window?.resetAtMs ?? state.quota!.resetAtMs,
-  );
+  const resetAtMs = window?.resetAtMs ?? state.quota!.resetAtMs;
+  next.crowdedUntilMs = Math.max(next.crowdedUntilMs ?? 0, resetAtMs);
   // The budget this state kept counted no one else: the server's word is the better one.
   if (window && next.quota) {
     const left = unsentOf(window, state, next, id);
