@@ -71,9 +71,14 @@ export class Deciding {
       for (;;) {
         const stop = this.stops.stopFor(request);
         if (stop) throw stop;
-        // Awaited only when there is one to take: asking costs no turn of the event loop.
-        const ahead = this.reserved.length > 0 ? await this.takeReserved() : undefined;
-        if (ahead !== undefined) return went(ahead);
+        // A claim taken ahead, if the key still has budget to spare as every process knows it
+        // now (read without the lock): a cooldown or a short process learnt meanwhile returns
+        // them all. Awaited only then: asking costs no turn of the event loop.
+        if (this.reserved.length > 0) {
+          const known = this.shared.safeRead();
+          if (ampleBudget(known, this.time.now(known))) return went(this.reserved.shift()!);
+          await this.releaseReserved();
+        }
         const decision = await this.decide(id);
         // Claims taken ahead by a change of another request of this process cover this one.
         if (decision === 'covered') continue;
@@ -180,17 +185,6 @@ export class Deciding {
     if (unclaimed.indexOf(id) < spare) return undefined;
     const count = unclaimed.length + this.backlog - spare;
     return { owner: this.claimPrefix, count, short: count === 1 && this.stops.sent === 0 };
-  }
-
-  /**
-   * A claim taken ahead, if the key still has budget to spare as every process knows it now
-   * (read without the lock): a cooldown or a short process learnt meanwhile returns them all.
-   */
-  private async takeReserved(): Promise<string | undefined> {
-    const state = this.shared.safeRead();
-    if (ampleBudget(state, this.time.now(state))) return this.reserved.shift();
-    await this.releaseReserved();
-    return undefined;
   }
 
   async releaseReserved(): Promise<void> {

@@ -88,22 +88,20 @@ export function paceAccepted(pace: Pace, sentGapMs: number, nowMs: number): Pace
  * limit: that gap is too short (see the head of this file).
  */
 export function paceRefused(pace: Pace, sentGapMs: number, nowMs: number): Pace {
+  const refused = (gapMs: number, refusedGapMs: number) => {
+    const { lastSentMs } = pace;
+    return { gapMs: Math.ceil(gapMs), refusedGapMs, sinceMs: nowMs, accepted: 0, lastSentMs };
+  };
   const known = pace.acceptedGapMs;
   // Accepted at a longer gap since the last 429, refused at this one: the rate lies between,
   // and the pace keeps to the gap accepted, a margin above for the network's jitter.
   if (known !== undefined && known > sentGapMs && pace.refusedGapMs > 0) {
     const gapMs = Math.ceil(Math.max(known * FLOOR_MARGIN, known + JITTER_MS));
-    return { gapMs, refusedGapMs: gapMs, sinceMs: nowMs, accepted: 0, lastSentMs: pace.lastSentMs };
+    return refused(gapMs, gapMs);
   }
   const learnt = pace.accepted > 0;
   const refusedGapMs = Math.ceil(Math.max(refusedNow(pace, nowMs), sentGapMs * FLOOR_MARGIN));
   const unknown = sentGapMs > 0 ? sentGapMs * UNKNOWN_FACTOR : FIRST_REFUSAL_GAP_MS;
   const gapMs = Math.max(sentGapMs * REFUSAL_FACTOR, learnt ? 0 : unknown);
-  return {
-    gapMs: Math.ceil(Math.max(gapMs, refusedGapMs)),
-    refusedGapMs,
-    sinceMs: nowMs,
-    accepted: 0,
-    lastSentMs: pace.lastSentMs,
-  };
+  return refused(Math.max(gapMs, refusedGapMs), refusedGapMs);
 }
