@@ -39,7 +39,7 @@ function parsePet(value: unknown, index: number): Pet | string {
   const where = `pets[${index}]`;
   const id = isRecord(value) ? toInt64(ownField(value, 'id')) : undefined;
   if (id === undefined) return `${where}.id is not an int64 integer`;
-  const checked = toNewPet(value as Record<string, unknown>, 'json');
+  const checked = toNewPet(value as Record<string, unknown>, 'api');
   return typeof checked === 'string' ? `${where}: ${checked}` : { id, ...checked };
 }
 

@@ -62,7 +62,7 @@ export function createPet(
   }
   // The client's own check of a record (unknown fields, a client's id among them, ignored).
   const checked = isRecord(document)
-    ? toNewPet(document as Record<string, unknown>, 'json')
+    ? toNewPet(document as Record<string, unknown>, 'api')
     : 'the body must be a JSON object with name, categoryId and optional status';
   if (typeof checked === 'string') return errorResponse(400, 'invalid_body', checked);
   try {

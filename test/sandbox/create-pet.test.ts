@@ -25,6 +25,17 @@ describe('POST /pets', () => {
     expect(first.text).not.toContain('status');
   });
 
+  it('takes a name of spaces as given: the spec sets no format for a name', async () => {
+    const sandbox = await testSandbox();
+    for (const name of ['  ', '\t', '\u00a0']) {
+      const reply = await call(sandbox, 'POST', '/pets', {
+        body: stringifyJson({ name, categoryId: 1n }),
+      });
+      expect(reply.status).toBe(201);
+      expect(record(reply).name).toBe(name);
+    }
+  });
+
   it('ignores a client-supplied id and unknown fields', async () => {
     const sandbox = await testSandbox({ firstId: 50n });
     const reply = await call(sandbox, 'POST', '/pets', {

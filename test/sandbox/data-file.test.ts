@@ -35,6 +35,12 @@ describe('data file', () => {
     expect((await call(second, 'GET', '/pets/9007199254740993')).status).toBe(200);
   });
 
+  it('reopens a file that holds a name of spaces, which the sandbox took', async () => {
+    writeFileSync(dataFile, '{"nextId":"2","pets":[{"id":1,"name":"  ","categoryId":1}]}');
+    const sandbox = await testSandbox({ dataFile });
+    expect(sandbox.pets()).toEqual([{ id: 1n, name: '  ', categoryId: 1n }]);
+  });
+
   it('writes the documented format with mode 0600 and leaves no temporary files', async () => {
     const sandbox = await testSandbox({ dataFile, firstId: 9007199254740993n });
     await call(sandbox, 'POST', '/pets', { body: '{"name":"Rex","categoryId":1}' });
