@@ -1,7 +1,3 @@
-// The gate's deciding: each request asks the policy (policy.ts) at the moment it would go,
-// under the shared state's lock, and waits as long as it says; claims are taken ahead for the
-// requests of this process that follow while the budget is ample.
-
 import { clockTime, formatDuration, type Clock } from '../core/clock.js';
 import type { HttpRequest } from '../http/types.js';
 import {
@@ -32,6 +28,7 @@ const WAIT_WORDS: Record<WaitReason, string> = {
   crowded: 'one at a time: another client uses the key',
 };
 
+/** The gate's deciding: each request asks the policy (policy.ts) at the moment it would go. */
 export class Deciding {
   private claims = 0;
   /** The claims of the requests asking the gate now, in the order they began to ask. */

@@ -1,6 +1,3 @@
-// The gate's learning: what an answer tells of the key's limits (its rate headers, its Date,
-// a 429's code), taken into the shared state for every process on the key.
-
 import { formatDuration, type Clock } from '../core/clock.js';
 import type { HttpRequest, HttpResponse } from '../http/types.js';
 import { observeAnswer, refusedTooOften, type GateState } from './policy.js';
@@ -21,6 +18,7 @@ export interface LearningOptions {
   errorCode?: (body: string) => string | undefined;
 }
 
+/** The gate's learning: what an answer tells of the key's limits, into the shared state. */
 export class Learning {
   /**
    * Blocks this process has learnt (a cooldown, another client on the key): a request let go

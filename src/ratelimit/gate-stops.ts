@@ -1,7 +1,3 @@
-// The gate's stopping: one stop for the whole run, whatever decides it (a wait the command's
-// limits refuse, too many refusals in a row, a lost store), and the count of requests sent
-// that its message states.
-
 import { clockTime, formatDuration, type Clock } from '../core/clock.js';
 import {
   InterruptedError,
@@ -22,6 +18,7 @@ export const ANOTHER_CLIENT =
 
 type SentText = (sentWords: string) => string;
 
+/** The gate's stopping: one stop for the whole run, and the count of requests sent it states. */
 export class Stops {
   /**
    * Requests this process has sent, or let go and about to send: what a message may say was

@@ -1,7 +1,3 @@
-// The gate's waiting: how long a command has waited on limits, whether one more wait fits
-// (wait-limits.ts), and the wait itself, which a request's stop ends and, for a limit, what
-// this process learns meanwhile.
-
 import { followAbort } from '../core/abort.js';
 import { formatDuration, type Clock } from '../core/clock.js';
 import { InterruptedError } from '../core/errors.js';
@@ -23,6 +19,7 @@ export type Waiter = (ms: number, notice: WaitNotice, signal?: AbortSignal) => P
 /** Why a wait ends early: this process learnt something (a constant, not an error). */
 const WAKE = Symbol('wake');
 
+/** The gate's waiting: how long the command has waited, whether one more wait fits, the wait. */
 export class Waits {
   /** What the command has waited so far, concurrent waits counted once. */
   waitedMs = 0;
