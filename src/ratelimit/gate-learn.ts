@@ -42,7 +42,8 @@ export class Learning {
     onTheWire: number,
   ): Promise<void> {
     const limited = response.status === 429;
-    const code = limited ? this.serverErrorCode(response.text) : undefined;
+    const said = limited ? this.options.errorCode?.(response.text) : undefined;
+    const code = said === undefined ? undefined : (this.options.redact?.(said) ?? said);
     // Read once, on this process's steady clock, after the Date has told this process's
     // offset what it can.
     const answeredAt = this.time.steadyNow();
@@ -102,14 +103,5 @@ export class Learning {
     if (this.stops.anotherClient || this.shared.store.shared !== undefined) return;
     this.stops.anotherClient = true;
     this.options.warn?.(ANOTHER_CLIENT);
-  }
-
-  private serverErrorCode(text: string): string | undefined {
-    try {
-      const code = this.options.errorCode?.(text);
-      return code === undefined ? undefined : (this.options.redact?.(code) ?? code);
-    } catch {
-      return undefined;
-    }
   }
 }

@@ -403,12 +403,7 @@ const SAME_WINDOW_MS = 500;
  * below that: it counts only the requests that reached it. A request that went to learn a
  * window predicted nothing.
  */
-export function anotherClient(
-  state: GateState,
-  id: string,
-  nowMs: number,
-  answer: Answer,
-): boolean {
+export function anotherClient(state: GateState, id: string, nowMs: number, answer: Answer) {
   const known = state.quota;
   if (!known || known.resetAtMs <= nowMs) return false;
   if (!state.inFlight?.[id] || state.probe?.id === id) return false;
