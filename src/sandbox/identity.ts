@@ -4,6 +4,7 @@
 // only a server holding the profile's key can compute. The nonce travels, the key never does.
 
 import { createHmac, randomBytes } from 'node:crypto';
+import { get } from 'node:http';
 
 /** Outside /v1: not part of the API, not rate limited, not in the request log. */
 export const IDENTITY_PATH = '/.pets-sandbox';
@@ -33,12 +34,26 @@ export async function probeSandbox(
   if (url?.protocol !== 'http:') return 'gone';
   const nonce = randomBytes(16).toString('hex');
   url.searchParams.set('nonce', nonce);
-  try {
-    const answer = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    const proof = answer.status === 200 ? (await answer.text()).trim() : '';
-    return proof === identityProof(key, nonce) ? 'live' : 'gone';
-  } catch (error) {
-    // Refused, reset, or not HTTP: no sandbox is there.
-    return (error as Error).name === 'TimeoutError' ? 'unknown' : 'gone';
-  }
+  const proof = identityProof(key, nonce);
+  // node:http without an agent, not fetch: Node's fetch goes through HTTP_PROXY when
+  // NODE_USE_ENV_PROXY=1 is set, and a proxy's refusal or silence is not this machine's port.
+  return new Promise((resolve) => {
+    const req = get(url, { timeout: timeoutMs, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (text: string) => {
+        body += text;
+        if (body.length > 1_000) req.destroy();
+      });
+      res.on('end', () =>
+        resolve(res.statusCode === 200 && body.trim() === proof ? 'live' : 'gone'),
+      );
+      res.on('error', () => resolve('gone'));
+    });
+    req.on('timeout', () => {
+      resolve('unknown');
+      req.destroy();
+    });
+    // Refused, reset, or not HTTP: no sandbox is there (after a timeout, this comes second).
+    req.on('error', () => resolve('gone'));
+  });
 }

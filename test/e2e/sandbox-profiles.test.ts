@@ -21,11 +21,12 @@ function startSandbox(
   args: string[],
   // By default: text mode ends its start with "Press Ctrl-C"; --json with its line on stdout.
   until = (stdout: string, stderr: string) => /Press Ctrl-C/.test(stderr) || stdout.includes('}\n'),
+  env: NodeJS.ProcessEnv = {},
 ): Running {
   const argv = ['sandbox', ...args];
   const [file, fileArgs] = EXECUTABLE ? [EXECUTABLE, argv] : [process.execPath, [BIN, ...argv]];
   const child = spawn(file, fileArgs, {
-    env: { PATH: process.env.PATH, PETS_CONFIG_DIR: configDir, NO_COLOR: '1' },
+    env: { PATH: process.env.PATH, PETS_CONFIG_DIR: configDir, NO_COLOR: '1', ...env },
   });
   let stdout = '';
   let stderr = '';
@@ -98,6 +99,17 @@ describe('pets sandbox and the profile it saves', () => {
     expect(profiles(dir).sandbox).toEqual({ baseUrl: four.baseUrl, apiKey: four.key });
     expect(profiles(dir)['sandbox-2']).toMatchObject({ baseUrl: secondUrl });
     expect((await fourth.started).stderr).toBe('');
+  });
+
+  it('asks a sandbox on this machine directly, whatever proxy Node is told to use', async () => {
+    const dir = tempConfigDir();
+    const first = startSandbox(dir, ['--json']);
+    const one = JSON.parse((await first.started).stdout) as { baseUrl: string };
+    // A proxy that refuses: asked through it, the running sandbox would seem gone.
+    const proxy = { HTTP_PROXY: 'http://127.0.0.1:9', NODE_USE_ENV_PROXY: '1' };
+    const second = startSandbox(dir, ['--json'], undefined, proxy);
+    expect(JSON.parse((await second.started).stdout)).toMatchObject({ profile: 'sandbox-2' });
+    expect(profiles(dir).sandbox).toMatchObject({ baseUrl: one.baseUrl });
   });
 
   it('reuses a profile whose port another server answers on: only the sandbox itself proves it is alive', async () => {
