@@ -76,21 +76,13 @@ export function sayDemand<S extends SharingState>(
   nowMs: number,
   untilMs: number,
 ): S {
+  const { count, short } = said;
   const known = state.demand?.[owner];
-  if (
-    known &&
-    known.count === said.count &&
-    known.short === said.short &&
-    known.untilMs - nowMs > (untilMs - nowMs) / 2
-  ) {
-    return state;
-  }
+  const same = known?.count === count && known.short === short;
+  if (same && known.untilMs - nowMs > (untilMs - nowMs) / 2) return state;
   const demand = { ...state.demand };
-  if (said.count > 0) {
-    demand[owner] = { count: said.count, untilMs, ...(said.short && { short: true }) };
-  } else {
-    delete demand[owner];
-  }
+  if (count > 0) demand[owner] = { count, untilMs, ...(short && { short: true }) };
+  else delete demand[owner];
   const next: S = { ...state, demand };
   if (Object.keys(demand).length === 0) delete next.demand;
   return next;
