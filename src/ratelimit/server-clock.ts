@@ -133,10 +133,8 @@ export class ServerClock {
     const steady = this.steadyNow();
     const seenMs = this.carriedFromWallClock(seen);
     // A moment read now is the floor only if it is later than the floor carried so far.
-    if (
-      seenMs !== undefined &&
-      (this.floor === undefined || seenMs > serverNowFrom(steady, undefined, this.floor))
-    ) {
+    const carried = this.floor ? serverNowFrom(steady, undefined, this.floor) : -Infinity;
+    if (seenMs !== undefined && seenMs > carried) {
       this.floor = { serverMs: seenMs, steadyMs: steady };
     }
     return serverNowFrom(steady, this.placedOffsetMs, this.floor);

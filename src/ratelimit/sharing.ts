@@ -58,9 +58,7 @@ export function liveSharing<S extends SharingState>(state: S, nowMs: number): S 
   else delete next.demand;
   // A Reset that moved (a new window, or one read more closely) starts a new line.
   if (next.spread && next.spread.resetAtMs !== next.quota?.resetAtMs) delete next.spread;
-  if (next.shortSeenAtMs !== undefined && nowMs - next.shortSeenAtMs >= SHORT_RECENT_MS) {
-    delete next.shortSeenAtMs;
-  }
+  if (nowMs - (next.shortSeenAtMs ?? nowMs) >= SHORT_RECENT_MS) delete next.shortSeenAtMs;
   return next;
 }
 
@@ -140,22 +138,18 @@ export function bulkMayGoAt<S extends SharingState>(
 ): { state: S; untilMs?: number } {
   const quota = state.quota;
   if (!quota || quota.remaining <= 0) return { state };
-  const said = Object.values(state.demand ?? {});
-  const total = said.reduce((sum, demand) => sum + demand.count, 0);
+  const total = Object.values(state.demand ?? {}).reduce((sum, said) => sum + said.count, 0);
   if (total <= quota.remaining) return { state };
   if (!shortOnKey(state)) return { state, ...shortReserveUntil(quota, nowMs) };
-  const spread = state.spread ?? {
-    resetAtMs: quota.resetAtMs,
-    fromMs: nowMs,
-    remaining: quota.remaining,
-  };
+  const { resetAtMs, remaining } = quota;
+  const spread = state.spread ?? { resetAtMs, fromMs: nowMs, remaining };
   const anchored = state.spread ? state : { ...state, spread };
   const endMs =
     spread.resetAtMs - RESET_UNCERTAINTY_MS - SPREAD_END_SHARE * (spread.resetAtMs - spread.fromMs);
   if (endMs <= spread.fromMs || spread.remaining <= 0) return { state: anchored };
   // The line keeps `remaining × (end − t) / (end − from)` back at t: a bulk request goes
   // once what would be left after it is no less than that.
-  const goAt = endMs - ((quota.remaining - 1) * (endMs - spread.fromMs)) / spread.remaining;
+  const goAt = endMs - ((remaining - 1) * (endMs - spread.fromMs)) / spread.remaining;
   return nowMs >= goAt ? { state: anchored } : { state: anchored, untilMs: Math.ceil(goAt) };
 }
 
