@@ -1,4 +1,4 @@
-import { CsvRowParser, type CsvRow } from '../../batch/input/csv-rows.js';
+import { LineSplitter, type Line } from '../../batch/input/lines.js';
 import type { DeprecationHeaders, PetsApi } from '../../api/client.js';
 import { parseInt64, type Pet } from '../../api/contract.js';
 import { runBatch } from '../../batch/run-batch.js';
@@ -106,22 +106,34 @@ export async function getPets(
 
 /**
  * One id per line, streamed: a line ends at \n, \r\n or a lone \r, as a terminal or an old Mac
- * file ends it, the input read as a CSV of one column. Blank lines are skipped, anything else
- * that is not an int64 is reported.
+ * file ends it. Blank lines are skipped, anything else that is not an int64 is reported. Not
+ * read as CSV: a stray quote would join the lines after it into one field, their ids lost.
  */
 export async function* readIds(stdin: NodeJS.ReadableStream): AsyncIterable<IdInput> {
-  const parser = new CsvRowParser();
-  const idOf = (row: CsvRow): IdInput => {
-    if ('problem' in row) return row;
-    const id = row.fields.length === 1 ? parseInt64(row.fields[0]!.trim()) : undefined;
-    return id === undefined
-      ? { line: row.line, problem: 'not an int64 pet id' }
-      : { line: row.line, id };
-  };
-  for await (const chunk of stdin as AsyncIterable<Uint8Array | string>) {
-    for (const row of parser.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
-      yield idOf(row);
+  const splitter = new LineSplitter();
+  let number = 0;
+  function* idsOf(line: Line): Generator<IdInput> {
+    if (!('text' in line)) {
+      yield { line: ++number, problem: line.problem };
+      return;
+    }
+    const pieces = line.text.split('\r');
+    // A \r\n ends one line, not two.
+    if (pieces.length > 1 && pieces.at(-1) === '') pieces.pop();
+    for (const piece of pieces) {
+      number++;
+      const text = piece.trim();
+      if (text === '') continue;
+      const id = parseInt64(text);
+      yield id === undefined
+        ? { line: number, problem: 'not an int64 pet id' }
+        : { line: number, id };
     }
   }
-  for (const row of parser.end()) yield idOf(row);
+  for await (const chunk of stdin as AsyncIterable<Uint8Array | string>) {
+    for (const line of splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)) {
+      yield* idsOf(line);
+    }
+  }
+  for (const line of splitter.end()) yield* idsOf(line);
 }

@@ -92,6 +92,16 @@ describe('readIds', () => {
       { line: 4, problem: 'not an int64 pet id' },
     ]);
   });
+
+  it('reads a quote as part of its line only: the ids after it are each read', async () => {
+    const stdin = Readable.from(['1\n"2\n3\r"4"\n']);
+    expect(await all(readIds(stdin))).toEqual([
+      { line: 1, id: 1n },
+      { line: 2, problem: 'not an int64 pet id' },
+      { line: 3, id: 3n },
+      { line: 4, problem: 'not an int64 pet id' },
+    ]);
+  });
 });
 
 describe('getPets', () => {
