@@ -48,8 +48,7 @@ export class Learning {
     // offset what it can.
     const answeredAt = this.time.steadyNow();
     this.time.measure(readDate(response.headers), sentAt, answeredAt);
-    const placed = this.time.placedOffsetMs ?? 0;
-    const heard = readRateHeaders(response, answeredAt + placed);
+    const heard = readRateHeaders(response, answeredAt + (this.time.placedOffsetMs ?? 0));
     // The state keeps Reset on the server's clock, no earlier than it may be, and so a wait
     // from the server's now.
     const slack = this.time.uncertaintyMs;

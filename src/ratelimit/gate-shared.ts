@@ -151,8 +151,7 @@ export class SharedState {
   private renewWhileUnplaced(): void {
     const processes = this.hooks.processes;
     if (!processes) return;
-    const mine = unplacedOwners(this.known).has(this.owner);
-    if (!mine) {
+    if (!unplacedOwners(this.known).has(this.owner)) {
       this.stopRenewing?.();
       this.stopRenewing = undefined;
       return;

@@ -101,8 +101,7 @@ export class Stops {
 
   /** The stop for the shared store `shared`, lost (exit 6): nothing more is sent. */
   loseStore(error: unknown, shared: string | undefined): NetworkError {
-    const lost = this.storeLost;
-    if (lost) return lost;
+    if (this.storeLost) return this.storeLost;
     const reason = this.redact?.((error as Error).message) ?? (error as Error).message;
     this.trace(`the rate store ${shared} is lost: ${reason}`);
     const text = (sentWords: string) =>

@@ -83,9 +83,8 @@ export class RateGate {
     const local = (serverMs: number) => serverMs - serverNow + this.options.clock.now();
     const snapshot = { ...state };
     if (state.quota) snapshot.quota = { ...state.quota, resetAtMs: local(state.quota.resetAtMs) };
-    if (state.cooldownUntilMs !== undefined) {
+    if (state.cooldownUntilMs !== undefined)
       snapshot.cooldownUntilMs = local(state.cooldownUntilMs);
-    }
     return snapshot;
   }
 
@@ -259,13 +258,9 @@ export class RateGate {
       return 'again'; // the next reservation waits out the cooldown, or gives up
     }
     if (decision === 'final' || attempt >= MAX_ATTEMPTS) return 'final';
-    const notice = { reason: `retry after ${response.status}`, attempt: attempt + 1 };
-    const paused = await this.waits.retryPause(
-      attempt,
-      { ...notice, maxAttempts: MAX_ATTEMPTS },
-      request,
-    );
-    return paused ? 'again' : 'final';
+    const reason = `retry after ${response.status}`;
+    const notice = { reason, attempt: attempt + 1, maxAttempts: MAX_ATTEMPTS };
+    return (await this.waits.retryPause(attempt, notice, request)) ? 'again' : 'final';
   }
 
   /**

@@ -69,11 +69,8 @@ export function paceSend(pace: Pace, nowMs: number): { pace: Pace; gapMs: number
 
 /** A request sent `sentGapMs` after the one before succeeded. Undefined: the ramp found no limit. */
 export function paceAccepted(pace: Pace, sentGapMs: number, nowMs: number): Pace | undefined {
-  const accepted = {
-    ...pace,
-    accepted: pace.accepted + 1,
-    acceptedGapMs: Math.min(pace.acceptedGapMs ?? sentGapMs, sentGapMs),
-  };
+  const acceptedGapMs = Math.min(pace.acceptedGapMs ?? sentGapMs, sentGapMs);
+  const accepted = { ...pace, accepted: pace.accepted + 1, acceptedGapMs };
   if (pace.refusedGapMs === 0) {
     const gapMs = Math.round(pace.gapMs / 2);
     return gapMs < RAMP_END_MS ? undefined : { ...accepted, gapMs };

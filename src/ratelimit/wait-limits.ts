@@ -2,7 +2,6 @@
 // whether one more wait fits them. The gate asks before every wait; the simulation drives the
 // same functions.
 
-/** The limits on a command's waits. */
 export interface WaitLimits {
   /** The most all the command's waits may add up to (--max-wait); Infinity: no cap. */
   maxWaitMs: number;
