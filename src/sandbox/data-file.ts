@@ -9,7 +9,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { INT64_MAX, INT64_MIN, toInt64, type Pet } from '../api/contract.js';
-import { codeOf, systemReason } from '../core/errors.js';
+import { codeOf, systemReason, UsageError } from '../core/errors.js';
 import { JsonSyntaxError, parseJson, stringifyJson } from '../json/int64-json.js';
 import { toNewPet } from '../batch/input/new-pet.js';
 import type { StoreSnapshot } from './pet-store.js';
@@ -17,15 +17,21 @@ import { isRecord, ownField } from './validation.js';
 
 // The file format: { "nextId": "<int64 as digits>", "pets": [Pet, ...] }.
 
-/** A data file that cannot be read or written. The message never quotes the file. */
-export class DataFileError extends Error {
+/**
+ * A data file that cannot be read or written: the user's file to fix or name again (exit 2), not
+ * a fault of pets. The message never quotes the file.
+ */
+export class DataFileError extends UsageError {
   constructor(
     readonly path: string,
     problem: string,
     options?: { cause?: unknown },
   ) {
-    super(`sandbox data file ${path} ${problem}`, options);
-    this.name = 'DataFileError';
+    super(`sandbox data file ${path} ${problem}`, {
+      code: 'sandbox_data_unusable',
+      hint: 'Fix the file, or start with --data naming another (a new file starts empty).',
+      cause: options?.cause,
+    });
   }
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { IoOptions } from '../../helpers/io.js';
-import { tempConfigDir } from '../../helpers/config-dir.js';
+import { tempConfigDir, tempDir } from '../../helpers/config-dir.js';
 import { runMain } from '../../helpers/run-main.js';
 import { runSandboxCommand } from '../../helpers/sandbox-command.js';
 
@@ -61,5 +63,23 @@ describe('the sandbox key', () => {
     expect(stderr).toContain('--key is 3 characters long');
     expect(stderr).toContain('the sandbox did not start');
     expect(stdout).toBe('');
+  });
+});
+
+describe('the sandbox data file', () => {
+  it('refuses one it cannot use as the file to fix (exit 2), not as a fault of pets', async () => {
+    const dir = tempDir('pets-data-');
+    const files = { 'not JSON': 'SECRET {', 'not a store': '{"nextId":"1","pets":[{"id":1}]}' };
+    for (const [what, text] of Object.entries(files)) {
+      const file = join(dir, `${what}.json`);
+      writeFileSync(file, text);
+      const env = { PETS_CONFIG_DIR: join(dir, 'config'), NO_COLOR: '1' };
+      const { code, stdout, stderr } = await runMain(['sandbox', '--data', file], env);
+      expect(code, what).toBe(2);
+      expect(stderr, what).toContain(`error: sandbox data file ${file} is not valid`);
+      expect(stderr, what).toContain('Fix the file, or start with --data naming another');
+      expect(stderr, what).not.toMatch(/unexpectedly|SECRET/);
+      expect(stdout, what).toBe('');
+    }
   });
 });
