@@ -36,6 +36,8 @@ export class CsvRowParser {
   private state: FieldState = FIELD_START;
   /** A `\r` outside quotes ended the line: a `\n` right after it (CRLF) ends nothing more. */
   private afterCarriageReturn = false;
+  /** The same inside quotes, where the `\n` is kept as data but starts no further line. */
+  private quotedCarriageReturn = false;
   private line = 1;
   /** The line the record under way starts on; 0 between records. */
   private recordLine = 0;
@@ -53,7 +55,8 @@ export class CsvRowParser {
       if (this.state === QUOTED) {
         if (byte === QUOTE) this.state = QUOTE_IN_QUOTED;
         else this.append(byte);
-        if (byte === LF) this.line++;
+        if (byte === CR || (byte === LF && !this.quotedCarriageReturn)) this.line++;
+        this.quotedCarriageReturn = byte === CR;
         continue;
       }
       if (this.state === QUOTE_IN_QUOTED) {

@@ -47,12 +47,13 @@ describe('CSV records', () => {
   });
 
   it('ends lines at a lone CR (old Mac files), in whole and in 1-byte chunks', async () => {
+    // A CR inside quotes ends a physical line too; a CRLF there ends one (test above).
     const input = 'name,categoryId\rRex,1\r\r"Two\rlines",2\rMiso,3\r\nEnd,4';
     const expected = [
       { line: 2, pet: { name: 'Rex', categoryId: 1n } },
       { line: 4, pet: { name: 'Two\rlines', categoryId: 2n } },
-      { line: 5, pet: { name: 'Miso', categoryId: 3n } },
-      { line: 6, pet: { name: 'End', categoryId: 4n } },
+      { line: 6, pet: { name: 'Miso', categoryId: 3n } },
+      { line: 7, pet: { name: 'End', categoryId: 4n } },
     ];
     expect(await readAll(input, 'csv')).toStrictEqual(expected);
     expect(await readAll(oneByteChunks(input), 'csv')).toStrictEqual(expected);
