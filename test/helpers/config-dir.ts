@@ -3,19 +3,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, onTestFinished } from 'vitest';
 
-// Made outside a test (in a beforeAll, say), where a hook registered then would never run:
-// removed after the file's tests, by the afterAll this module registers as a file imports it.
+// Removed after the file's tests too, by the afterAll this module registers as a file imports
+// it: a path made outside a test (in a beforeAll, say) has no test to end, and in a concurrent
+// test (`describe.concurrent`) vitest may give the hook to another test, one already ended, so
+// it never runs (a real-limiters trial left its whole folder in $TMPDIR, failing a CI run).
 const removedAfterFile: string[] = [];
 afterAll(() => {
   for (const path of removedAfterFile.splice(0)) rmSync(path, { recursive: true, force: true });
 });
 
-/** Removes `path` when the current test ends, or after the file's tests when called outside one. */
+/** Removes `path` when the current test ends, and in any case after the file's tests. */
 export function removeAfterTest(path: string): void {
+  removedAfterFile.push(path);
   try {
     onTestFinished(() => rmSync(path, { recursive: true, force: true }));
   } catch {
-    removedAfterFile.push(path);
+    // Outside a test: the afterAll above removes it.
   }
 }
 
