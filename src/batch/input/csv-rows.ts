@@ -34,10 +34,11 @@ export class CsvRowParser {
   private readonly recordBytes = new BoundedBytes(MAX_RECORD_BYTES);
   private readonly fieldEnds: number[] = [];
   private state: FieldState = FIELD_START;
-  /** A `\r` outside quotes ended the line: a `\n` right after it (CRLF) ends nothing more. */
+  /**
+   * The byte before was `\r`, which ended a line: a `\n` right after it (CRLF) ends nothing
+   * more. Outside quotes that `\n` is dropped; inside, it is kept as data.
+   */
   private afterCarriageReturn = false;
-  /** The same inside quotes, where the `\n` is kept as data but starts no further line. */
-  private quotedCarriageReturn = false;
   private line = 1;
   /** The line the record under way starts on; 0 between records. */
   private recordLine = 0;
@@ -47,16 +48,15 @@ export class CsvRowParser {
 
   *push(chunk: Uint8Array): Generator<CsvRow> {
     for (const byte of chunk) {
-      if (this.afterCarriageReturn) {
-        this.afterCarriageReturn = false;
-        if (byte === LF) continue;
-      }
+      const crlf = this.afterCarriageReturn && byte === LF;
+      this.afterCarriageReturn = byte === CR;
+      // After a CR inside quotes the state is still QUOTED, and that LF is data.
+      if (crlf && this.state !== QUOTED) continue;
       if (this.recordLine === 0) this.recordLine = this.line;
       if (this.state === QUOTED) {
         if (byte === QUOTE) this.state = QUOTE_IN_QUOTED;
         else this.append(byte);
-        if (byte === CR || (byte === LF && !this.quotedCarriageReturn)) this.line++;
-        this.quotedCarriageReturn = byte === CR;
+        if (byte === CR || (byte === LF && !crlf)) this.line++;
         continue;
       }
       if (this.state === QUOTE_IN_QUOTED) {
@@ -70,7 +70,6 @@ export class CsvRowParser {
         this.endField();
       } else if (byte === LF || byte === CR) {
         // A line ends at LF, CRLF or a lone CR (old Mac files).
-        this.afterCarriageReturn = byte === CR;
         this.line++;
         const row = this.endRecord();
         if (row !== undefined) yield row;
