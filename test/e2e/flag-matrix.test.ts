@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { JSON_COMMANDS } from '../../src/cmd/shared/json-output.js';
 import { packageVersion } from '../../src/core/version.js';
 import { createDeps } from '../../src/runtime/wiring.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { DEAD_PORT } from '../helpers/api-env.js';
 import { startFaultServer, type FaultServer } from '../helpers/fault-server.js';
 import { captureIo } from '../helpers/io.js';
 import { noPerson } from '../helpers/prompter.js';
@@ -194,15 +194,6 @@ function recorderAnswer(): Parameters<FaultServer['handle']>[0] {
     res.writeHead(pet ? 201 : 200, { 'content-type': 'application/json' });
     res.end(pet ? JSON.stringify({ id: ++id, ...JSON.parse(req.body || '{}') }) : '{"ok":true}');
   };
-}
-
-/** A loopback port with nothing listening: one just freed. */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**
@@ -671,7 +662,7 @@ const MATRIX: Record<string, Expectation> = {
         `redis://127.0.0.1:${w.vars.port}/0`,
       ],
       env: staging,
-      prepare: async (w) => void (w.vars.port = String(await deadPort())),
+      prepare: async (w) => void (w.vars.port = String(DEAD_PORT)),
       then: ['list'],
       shows: (r) => r.then?.code !== 0 && (r.then?.stderr.includes('rate store') ?? false),
     },
@@ -682,7 +673,7 @@ const MATRIX: Record<string, Expectation> = {
       env: staging,
       prepare: async (w) => {
         const set = await runBinary(
-          ['profile', 'set', 'staging', '--rate-store', `redis://127.0.0.1:${await deadPort()}/0`],
+          ['profile', 'set', 'staging', '--rate-store', `redis://127.0.0.1:${DEAD_PORT}/0`],
           w.env,
         );
         expect(set.code).toBe(0);

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunningSandbox } from '../../src/sandbox/index.js';
-import { apiEnv } from '../helpers/api-env.js';
+import { apiEnv, DEAD_PORT } from '../helpers/api-env.js';
 import { tempDir } from '../helpers/config-dir.js';
 import { runBinary } from '../helpers/run-binary.js';
 import { hasScript, KEYS, onTerminal } from '../helpers/terminal.js';
@@ -470,11 +470,8 @@ describe('what was sent, said truly', () => {
   });
 });
 
-/**
- * A loopback address with nothing listening: port 1, which no test binds (a port just freed
- * was once taken by another process on a loaded machine before pets tried it, and answered).
- */
-const deadBaseUrl = async (): Promise<string> => 'http://127.0.0.1:1/v1';
+/** A loopback address with nothing listening: port 1, which no test binds (see DEAD_PORT). */
+const DEAD_BASE_URL = `http://127.0.0.1:${DEAD_PORT}/v1`;
 
 /** The requests --debug traced as sent (`> GET …`) and the answers (`< 200`). */
 const traced = (stderr: string) => ({
@@ -501,7 +498,7 @@ describe('every message about what was sent, against the --debug trace', () => {
   it('a batch dry run with nothing listening says it sent nothing, though it tried', async () => {
     const result = await runBinary(['add', '--file', records(), '--dry-run', '--debug'], {
       ...env,
-      PETS_BASE_URL: await deadBaseUrl(),
+      PETS_BASE_URL: DEAD_BASE_URL,
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
@@ -514,7 +511,7 @@ describe('every message about what was sent, against the --debug trace', () => {
     expect(traced(result.stderr).answered).toBe(0);
     const json = await runBinary(['add', '--file', records(), '--dry-run', '--json'], {
       ...env,
-      PETS_BASE_URL: await deadBaseUrl(),
+      PETS_BASE_URL: DEAD_BASE_URL,
     });
     expect(JSON.parse(json.stdout)).toMatchObject({ quota: { asked: false } });
   });
@@ -544,7 +541,7 @@ describe('every message about what was sent, against the --debug trace', () => {
     const result = await runBinary(['add', '--name', 'N', '--category-id', '1', '--debug'], {
       ...env,
       PETS_PROFILE: 'staging',
-      PETS_BASE_URL: await deadBaseUrl(),
+      PETS_BASE_URL: DEAD_BASE_URL,
     });
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain('nothing reached the server: the pet was not created');

@@ -41,3 +41,9 @@ export function stagingTarget(baseUrl: string): ApiTarget {
     protected: false,
   };
 }
+
+/**
+ * A loopback port with nothing listening: port 1, which no test binds. Not a port just freed:
+ * on a loaded machine another process took one before pets tried it, and answered.
+ */
+export const DEAD_PORT = 1;
